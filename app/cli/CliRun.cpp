@@ -1,0 +1,91 @@
+#include "CliRun.h"
+
+#include "RunController.h"
+
+#include <QCoreApplication>
+
+#include <csignal>
+#include <cstdio>
+#include <unistd.h>
+
+namespace sbw {
+namespace {
+
+std::atomic_bool* g_cancel = nullptr;
+
+void onSignal(int)
+{
+    static std::atomic_int count{0};
+    if (++count > 1)
+        _exit(130);
+    if (g_cancel)
+        g_cancel->store(true);
+}
+
+void writeAll(int fd, const QByteArray& bytes)
+{
+    const char* data = bytes.constData();
+    qsizetype left = bytes.size();
+    while (left > 0) {
+        const ssize_t written = ::write(fd, data, size_t(left));
+        if (written < 0) {
+            if (errno == EINTR)
+                continue;
+            return; // closed pipe: the reader is gone, keep running to clean up
+        }
+        data += written;
+        left -= written;
+    }
+}
+
+void note(const QString& text)
+{
+    writeAll(STDERR_FILENO, "sbw: " + text.toUtf8() + '\n');
+}
+
+} // namespace
+
+CliRun::CliRun(HypervisorConnection* connection, bool verbose, QObject* parent)
+    : QObject(parent), m_controller(new RunController(connection, this)), m_verbose(verbose)
+{
+    connect(m_controller, &RunController::outputReceived, this,
+            [](OutputStream stream, const QByteArray& bytes) {
+                writeAll(stream == OutputStream::Stdout ? STDOUT_FILENO : STDERR_FILENO, bytes);
+            });
+    connect(m_controller, &RunController::phaseChanged, this, &CliRun::onPhase);
+    connect(m_controller, &RunController::finished, this, &CliRun::onFinished);
+}
+
+void CliRun::start(const RunOptions& options)
+{
+    g_cancel = m_controller->cancelFlag();
+    std::signal(SIGPIPE, SIG_IGN);
+    struct sigaction action = {};
+    action.sa_handler = onSignal;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+    m_controller->start(options);
+}
+
+void CliRun::onPhase(RunPhase phase)
+{
+    if (m_verbose && phase != RunPhase::Finished)
+        note(phaseName(phase) + QStringLiteral("…"));
+}
+
+void CliRun::onFinished(const RunResult& result)
+{
+    if (!result.error.isEmpty())
+        note(QStringLiteral("error: ") + result.error);
+    else if (result.timedOut || result.cancelled || m_verbose)
+        note(result.summary());
+    if (m_verbose)
+        note(QStringLiteral("boot %1 ms, script %2 ms, total %3 ms (domain %4)")
+                 .arg(result.bootMs)
+                 .arg(result.wallMs)
+                 .arg(result.totalMs)
+                 .arg(result.domainName));
+    QCoreApplication::exit(result.cliExitCode());
+}
+
+} // namespace sbw

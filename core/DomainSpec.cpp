@@ -1,0 +1,158 @@
+#include "DomainSpec.h"
+
+#include <QXmlStreamWriter>
+
+namespace sbw {
+namespace {
+
+void writeTextElement(QXmlStreamWriter& xml, const char* name, const QString& text)
+{
+    xml.writeTextElement(QLatin1String(name), text);
+}
+
+void writeChannel(QXmlStreamWriter& xml, const QString& portName)
+{
+    xml.writeStartElement(QStringLiteral("channel"));
+    xml.writeAttribute(QStringLiteral("type"), QStringLiteral("unix"));
+    xml.writeEmptyElement(QStringLiteral("source"));
+    xml.writeAttribute(QStringLiteral("mode"), QStringLiteral("bind"));
+    xml.writeEmptyElement(QStringLiteral("target"));
+    xml.writeAttribute(QStringLiteral("type"), QStringLiteral("virtio"));
+    xml.writeAttribute(QStringLiteral("name"), portName);
+    xml.writeEndElement();
+}
+
+void writeMetadata(QXmlStreamWriter& xml, const DomainSpec& spec)
+{
+    const QString ns = QLatin1String(kMetadataNamespace);
+    xml.writeStartElement(QStringLiteral("metadata"));
+    xml.writeNamespace(ns, QLatin1String(kMetadataPrefix));
+    xml.writeStartElement(ns, QStringLiteral("sandbox"));
+    xml.writeTextElement(ns, QStringLiteral("kind"), kindName(spec.kind));
+    xml.writeStartElement(ns, QStringLiteral("image"));
+    xml.writeAttribute(QStringLiteral("recipe"), spec.imageRecipe);
+    xml.writeAttribute(QStringLiteral("hash"), spec.imageHash);
+    xml.writeEndElement();
+    xml.writeTextElement(ns, QStringLiteral("created"),
+                         spec.created.toUTC().toString(Qt::ISODateWithMs));
+    xml.writeTextElement(ns, QStringLiteral("overlay"), spec.disk);
+    xml.writeEndElement();
+    xml.writeEndElement();
+}
+
+void writeDevices(QXmlStreamWriter& xml, const DomainSpec& spec)
+{
+    xml.writeStartElement(QStringLiteral("devices"));
+
+    xml.writeStartElement(QStringLiteral("disk"));
+    xml.writeAttribute(QStringLiteral("type"), QStringLiteral("file"));
+    xml.writeAttribute(QStringLiteral("device"), QStringLiteral("disk"));
+    xml.writeEmptyElement(QStringLiteral("driver"));
+    xml.writeAttribute(QStringLiteral("name"), QStringLiteral("qemu"));
+    xml.writeAttribute(QStringLiteral("type"), QStringLiteral("qcow2"));
+    xml.writeAttribute(QStringLiteral("discard"), QStringLiteral("unmap"));
+    xml.writeEmptyElement(QStringLiteral("source"));
+    xml.writeAttribute(QStringLiteral("file"), spec.disk);
+    xml.writeEmptyElement(QStringLiteral("target"));
+    xml.writeAttribute(QStringLiteral("dev"), QStringLiteral("vda"));
+    xml.writeAttribute(QStringLiteral("bus"), QStringLiteral("virtio"));
+    xml.writeEndElement();
+
+    xml.writeStartElement(QStringLiteral("serial"));
+    xml.writeAttribute(QStringLiteral("type"), QStringLiteral("pty"));
+    xml.writeEmptyElement(QStringLiteral("target"));
+    xml.writeAttribute(QStringLiteral("port"), QStringLiteral("0"));
+    xml.writeEndElement();
+    xml.writeStartElement(QStringLiteral("console"));
+    xml.writeAttribute(QStringLiteral("type"), QStringLiteral("pty"));
+    xml.writeEmptyElement(QStringLiteral("target"));
+    xml.writeAttribute(QStringLiteral("type"), QStringLiteral("serial"));
+    xml.writeAttribute(QStringLiteral("port"), QStringLiteral("0"));
+    xml.writeEndElement();
+
+    writeChannel(xml, spec.agentPort);
+    writeChannel(xml, spec.sshPort);
+
+    xml.writeEmptyElement(QStringLiteral("controller"));
+    xml.writeAttribute(QStringLiteral("type"), QStringLiteral("usb"));
+    xml.writeAttribute(QStringLiteral("model"), QStringLiteral("none"));
+
+    xml.writeStartElement(QStringLiteral("memballoon"));
+    xml.writeAttribute(QStringLiteral("model"), QStringLiteral("virtio"));
+    xml.writeEmptyElement(QStringLiteral("stats"));
+    xml.writeAttribute(QStringLiteral("period"), QStringLiteral("1"));
+    xml.writeEndElement();
+
+    xml.writeEndElement(); // devices
+}
+
+} // namespace
+
+QString kindName(DomainSpec::Kind kind)
+{
+    return kind == DomainSpec::Kind::Ephemeral ? QStringLiteral("ephemeral")
+                                               : QStringLiteral("workspace");
+}
+
+QString domainXml(const DomainSpec& spec)
+{
+    QString out;
+    QXmlStreamWriter xml(&out);
+    xml.setAutoFormatting(true);
+    xml.setAutoFormattingIndent(2);
+
+    xml.writeStartElement(QStringLiteral("domain"));
+    xml.writeAttribute(QStringLiteral("type"), spec.kvm ? QStringLiteral("kvm") : QStringLiteral("qemu"));
+    writeTextElement(xml, "name", spec.name);
+    writeTextElement(xml, "uuid", spec.uuid);
+    writeTextElement(xml, "title",
+                     spec.kind == DomainSpec::Kind::Ephemeral
+                         ? QStringLiteral("Sandbox Workbench ephemeral run")
+                         : QStringLiteral("Sandbox Workbench workspace"));
+    writeMetadata(xml, spec);
+
+    xml.writeStartElement(QStringLiteral("memory"));
+    xml.writeAttribute(QStringLiteral("unit"), QStringLiteral("MiB"));
+    xml.writeCharacters(QString::number(spec.memoryMiB));
+    xml.writeEndElement();
+    writeTextElement(xml, "vcpu", QString::number(spec.vcpus));
+
+    xml.writeStartElement(QStringLiteral("os"));
+    xml.writeStartElement(QStringLiteral("type"));
+    xml.writeAttribute(QStringLiteral("arch"), QStringLiteral("x86_64"));
+    xml.writeAttribute(QStringLiteral("machine"), QStringLiteral("q35"));
+    xml.writeCharacters(QStringLiteral("hvm"));
+    xml.writeEndElement();
+    writeTextElement(xml, "kernel", spec.kernel);
+    writeTextElement(xml, "initrd", spec.initrd);
+    writeTextElement(xml, "cmdline", spec.cmdline);
+    xml.writeEndElement();
+
+    xml.writeStartElement(QStringLiteral("features"));
+    xml.writeEmptyElement(QStringLiteral("acpi"));
+    if (!spec.kvm) {
+        xml.writeStartElement(QStringLiteral("tcg"));
+        xml.writeStartElement(QStringLiteral("tb-cache"));
+        xml.writeAttribute(QStringLiteral("unit"), QStringLiteral("MiB"));
+        xml.writeCharacters(QString::number(spec.tbCacheMiB));
+        xml.writeEndElement();
+        xml.writeEndElement();
+    }
+    xml.writeEndElement();
+
+    if (spec.kvm) {
+        xml.writeEmptyElement(QStringLiteral("cpu"));
+        xml.writeAttribute(QStringLiteral("mode"), QStringLiteral("host-passthrough"));
+    }
+    xml.writeEmptyElement(QStringLiteral("clock"));
+    xml.writeAttribute(QStringLiteral("offset"), QStringLiteral("utc"));
+    writeTextElement(xml, "on_poweroff", QStringLiteral("destroy"));
+    writeTextElement(xml, "on_reboot", QStringLiteral("destroy"));
+    writeTextElement(xml, "on_crash", QStringLiteral("destroy"));
+
+    writeDevices(xml, spec);
+    xml.writeEndElement(); // domain
+    return out;
+}
+
+} // namespace sbw

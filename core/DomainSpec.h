@@ -1,0 +1,49 @@
+#pragma once
+
+#include <QDateTime>
+#include <QString>
+
+namespace sbw {
+
+/// XML namespace of the workbench's <metadata> element in every domain it creates. Domains
+/// without it are never touched.
+inline constexpr char kMetadataNamespace[] = "https://sandbox-workbench.dev/xmlns/sandbox/1";
+inline constexpr char kMetadataPrefix[] = "sbw";
+
+/// Everything needed to write the libvirt domain XML of a sandbox.
+struct DomainSpec
+{
+    enum class Kind
+    {
+        Ephemeral, ///< one run, destroyed afterwards
+        Workspace  ///< persistent, named
+    };
+
+    QString name;           ///< libvirt domain name, e.g. "sbw-run-20261129-101500-3f2a"
+    QString uuid;           ///< RFC 4122 text form
+    Kind kind = Kind::Ephemeral;
+    bool kvm = false;       ///< domain type 'kvm' (else 'qemu', i.e. TCG)
+    int memoryMiB = 512;    ///< guest RAM in MiB
+    int vcpus = 1;
+    int tbCacheMiB = 64;    ///< TCG translation cache bound in MiB (TCG only)
+    QString kernel;         ///< path of the kernel as QEMU sees it
+    QString initrd;         ///< path of the initramfs as QEMU sees it
+    QString cmdline;        ///< full kernel command line
+    QString disk;           ///< path of the qcow2 overlay (vda)
+    QString sshPort;        ///< virtio-serial port name for sshd
+    QString agentPort;      ///< virtio-serial port name for qemu-ga
+    QString imageRecipe;    ///< recorded in metadata
+    QString imageHash;      ///< recorded in metadata
+    QDateTime created;      ///< recorded in metadata (UTC)
+};
+
+/// Writes the domain XML: q35, direct kernel boot, virtio-blk overlay, serial console on a PTY,
+/// qemu-ga and SSH virtio-serial channels (unix sockets, paths chosen by libvirt), virtio
+/// balloon with 1 s statistics, no network interface, no USB or graphics, the TCG
+/// translation-cache bound for TCG domains, and the workbench's <metadata>.
+QString domainXml(const DomainSpec& spec);
+
+/// "ephemeral" / "workspace", as stored in metadata.
+QString kindName(DomainSpec::Kind kind);
+
+} // namespace sbw

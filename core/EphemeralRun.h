@@ -1,0 +1,93 @@
+#pragma once
+
+#include "HypervisorConnection.h"
+#include "Sandbox.h"
+
+#include <QByteArray>
+#include <QMetaType>
+#include <QString>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <optional>
+
+namespace sbw {
+
+enum class Language
+{
+    Python, ///< python3 -u main.py
+    Shell   ///< sh main.sh
+};
+
+/// "python" / "sh" (the CLI's --lang values); parseLanguage() returns nullopt for others.
+QString languageName(Language language);
+std::optional<Language> parseLanguage(const QString& name);
+
+/// What to run and in what sandbox.
+struct RunOptions
+{
+    Language language = Language::Python;
+    QByteArray code;                       ///< the script, bytes as given
+    std::chrono::seconds timeout{60};      ///< script wall-clock limit; 0 = none
+    SandboxOptions sandbox;                ///< image, memory (MiB), vCPUs, readiness deadline
+};
+
+/// Steps of a run, in order; reported as they begin.
+enum class RunPhase
+{
+    Connecting, ///< opening the libvirt connection
+    Preparing,  ///< loading the image, staging it into the pool, creating the overlay
+    Booting,    ///< domain started, waiting for the guest's SSH channel
+    Running,    ///< script running
+    CleaningUp, ///< destroying the domain and deleting the overlay
+    Finished
+};
+QString phaseName(RunPhase phase);
+
+/// Outcome of an ephemeral run.
+struct RunResult
+{
+    QByteArray stdoutData;         ///< every byte the script wrote to stdout
+    QByteArray stderrData;         ///< every byte the script wrote to stderr
+    std::optional<int> exitStatus; ///< set when the script exited
+    std::optional<int> signal;     ///< set when a signal ended it (9 after a timeout)
+    bool timedOut = false;         ///< the timeout expired and the script was killed
+    bool cancelled = false;        ///< cancelled by the user
+    QString error;                 ///< non-empty when the workbench failed (no script result)
+    QString domainName;            ///< the libvirt domain used, for logs
+    qint64 bootMs = 0;             ///< domain start → SSH session ready
+    qint64 wallMs = 0;             ///< script start → script end
+    qint64 totalMs = 0;            ///< run() call → result, including clean-up
+
+    /// Exit code for the CLI: the script's status; 128+N for signal N; 124 on timeout (as
+    /// GNU timeout); 130 when cancelled (as after Ctrl-C); kWorkbenchError when the workbench
+    /// itself failed.
+    int cliExitCode() const;
+    static constexpr int kWorkbenchError = 125;
+
+    /// One line for a status bar: "exit status 3", "killed by signal 9 (KILL)", "timed out
+    /// after 2 s", "cancelled", or the error.
+    QString summary() const;
+};
+
+/// Progress callbacks; called on the thread that runs runEphemeral().
+struct RunCallbacks
+{
+    std::function<void(RunPhase)> onPhase;
+    std::function<void(QByteArrayView)> onStdout;
+    std::function<void(QByteArrayView)> onStderr;
+};
+
+/// Runs `options.code` in a fresh microVM and destroys it: starts a Sandbox, writes the script
+/// to /root/run/main.py (or main.sh) in the guest, runs it there as root with the working
+/// folder /root/run, streams its output through `callbacks`, and returns the result. Blocks
+/// (seconds under TCG): call on a worker thread. Never throws; failures are in
+/// RunResult::error. Setting `*cancel` ends the run early; the VM is destroyed either way.
+RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& options,
+                       const RunCallbacks& callbacks, const std::atomic_bool* cancel);
+
+} // namespace sbw
+
+Q_DECLARE_METATYPE(sbw::RunResult)
+Q_DECLARE_METATYPE(sbw::RunPhase)

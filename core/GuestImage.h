@@ -1,0 +1,32 @@
+#pragma once
+
+#include "Expected.h"
+
+#include <QString>
+
+namespace sbw {
+
+/// A built guest image: the files packaging/guest/build-image.sh writes under
+/// `<imagesDir>/<hash>/` and its manifest.json (format: packaging/guest/README.md).
+struct GuestImage
+{
+    QString recipe;      ///< recipe name, e.g. "minimal"
+    QString hash;        ///< recipe hash, 16 hex digits: names the cache folder and pool volumes
+    QString directory;   ///< absolute path of the cache folder
+    QString kernel;      ///< absolute path of the kernel (bzImage)
+    QString initrd;      ///< absolute path of the initramfs
+    QString disk;        ///< absolute path of the root filesystem image
+    QString diskFormat;  ///< "qcow2"
+    qint64 diskVirtualSize = 0; ///< bytes the guest sees
+    QString cmdline;     ///< kernel command line without the per-user key
+    QString hostKey;     ///< "ssh-ed25519 AAAA…": the guest sshd's public host key
+    QString sshPort;     ///< virtio-serial port name of sshd, "org.sbw.ssh.0"
+    QString agentPort;   ///< virtio-serial port name of qemu-ga, "org.qemu.guest_agent.0"
+
+    /// Reads `<imagesDir>/<recipe>/manifest.json` (the symlink the builder points at the newest
+    /// build). Errors: image not built (names the command that builds it), unreadable or
+    /// incomplete manifest, missing files.
+    static Expected<GuestImage> load(const QString& imagesDir, const QString& recipe);
+};
+
+} // namespace sbw

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "Expected.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+struct ssh_session_struct;
+
+namespace sbw {
+
+class ClientKey;
+
+/// One command to run in the guest through the SSH session.
+struct ExecRequest
+{
+    /// Shell command line, run by the guest user's login shell as `$SHELL -c command`. The
+    /// session prepends a line that records the shell's PID (which is its process group and
+    /// session ID, because sshd calls setsid()), so end the line with `exec PROGRAM …` to keep
+    /// the program's own exit status or signal.
+    QByteArray command;
+    QByteArray stdinData;                  ///< written to the command's stdin, then EOF
+    std::chrono::milliseconds timeout{0};  ///< 0: none. On expiry the whole session is killed.
+    std::function<void(QByteArrayView)> onStdout; ///< called as stdout bytes arrive
+    std::function<void(QByteArrayView)> onStderr; ///< called as stderr bytes arrive
+    const std::atomic_bool* cancel = nullptr;     ///< when set to true, the command is killed
+};
+
+/// How a command ended. Exactly one of exitStatus / signal is set when the guest reported it.
+struct ExecStatus
+{
+    std::optional<int> exitStatus; ///< 0–255, from the SSH "exit-status" reply
+    std::optional<int> signal;     ///< signal number (Linux numbering) from "exit-signal"
+    bool timedOut = false;         ///< killed by the host because ExecRequest::timeout expired
+    bool cancelled = false;        ///< killed because ExecRequest::cancel became true
+};
+
+/// A long-lived libssh client session to a guest's sshd over a file descriptor (one end of a
+/// ChannelBridge). One session multiplexes all channels of a sandbox; a fresh session costs
+/// about a second under TCG, a channel on an open one about 0.1 s (see ARCHITECTURE.md).
+///
+/// Thread-safety: calls are serialised by an internal mutex; use from worker threads.
+class GuestSession
+{
+public:
+    /// Performs the SSH handshake on `fd` (taking ownership), checks that the guest's host key
+    /// is `expectedHostKey` ("ssh-ed25519 AAAA…", from the image manifest) and logs in as root
+    /// with `key`. Waits for the guest's banner until `deadline`, which is how readiness is
+    /// detected. Errors: deadline passed ("guest did not answer within N s"), cancelled,
+    /// host key mismatch, authentication refused.
+    static Expected<std::unique_ptr<GuestSession>> connect(
+        int fd, const ClientKey& key, const QString& expectedHostKey,
+        std::chrono::steady_clock::time_point deadline, const std::atomic_bool* cancel);
+    ~GuestSession();
+
+    /// Runs `request` and blocks until the command ends, its timeout expires or it is cancelled
+    /// (in the last two cases every process of its session is sent SIGKILL). Errors: the
+    /// session broke (guest gone) or the channel could not be opened.
+    Expected<ExecStatus> exec(const ExecRequest& request);
+
+private:
+    explicit GuestSession(ssh_session_struct* session) : m_session(session) {}
+    Expected<ExecStatus> execLocked(const ExecRequest& request);
+    void killSession(const QByteArray& pidFile);
+
+    ssh_session_struct* m_session;
+    std::mutex m_mutex;
+    quint64 m_nextExecId = 1;
+};
+
+/// Linux signal number for an SSH signal name ("KILL" → 9); 0 when unknown.
+int signalNumber(const QByteArray& sshName);
+
+} // namespace sbw

@@ -1,0 +1,143 @@
+#include "HypervisorConnection.h"
+
+#include "LibvirtEventLoop.h"
+#include "Logging.h"
+#include "VirtError.h"
+
+#include <libvirt/libvirt.h>
+
+namespace sbw {
+namespace {
+
+QString uuidOf(virDomainPtr domain)
+{
+    char uuid[VIR_UUID_STRING_BUFLEN] = {};
+    virDomainGetUUIDString(domain, uuid);
+    return QString::fromLatin1(uuid);
+}
+
+int onLifecycle(virConnectPtr, virDomainPtr domain, int event, int detail, void* opaque)
+{
+    auto* self = static_cast<HypervisorConnection*>(opaque);
+    const QString uuid = uuidOf(domain);
+    QMetaObject::invokeMethod(
+        self, [self, uuid, event, detail] { Q_EMIT self->domainLifecycle(uuid, event, detail); },
+        Qt::QueuedConnection);
+    return 0;
+}
+
+void onAgentLifecycle(virConnectPtr, virDomainPtr domain, int state, int, void* opaque)
+{
+    auto* self = static_cast<HypervisorConnection*>(opaque);
+    const QString uuid = uuidOf(domain);
+    const bool connected = state == VIR_CONNECT_DOMAIN_EVENT_AGENT_LIFECYCLE_STATE_CONNECTED;
+    QMetaObject::invokeMethod(
+        self, [self, uuid, connected] { Q_EMIT self->agentLifecycle(uuid, connected); },
+        Qt::QueuedConnection);
+}
+
+QString closeReasonText(int reason)
+{
+    switch (reason) {
+    case VIR_CONNECT_CLOSE_REASON_ERROR:
+        return QStringLiteral("connection error");
+    case VIR_CONNECT_CLOSE_REASON_EOF:
+        return QStringLiteral("the libvirt daemon closed the connection");
+    case VIR_CONNECT_CLOSE_REASON_KEEPALIVE:
+        return QStringLiteral("the libvirt daemon stopped answering keepalives");
+    default:
+        return QStringLiteral("connection closed by the client");
+    }
+}
+
+} // namespace
+
+HypervisorConnection::HypervisorConnection(QString uri, QObject* parent)
+    : QObject(parent), m_uri(std::move(uri))
+{
+}
+
+HypervisorConnection::~HypervisorConnection() { close(); }
+
+Expected<void> HypervisorConnection::ensureOpen()
+{
+    std::lock_guard lock(m_mutex);
+    if (m_conn)
+        return {};
+    LibvirtEventLoop::ensureRunning();
+    const QByteArray uri = m_uri.toUtf8();
+    virConnectPtr conn = virConnectOpen(uri.constData());
+    if (!conn) {
+        return makeError(QStringLiteral("cannot connect to libvirt at %1: %2 (is libvirtd running?)")
+                             .arg(m_uri, lastVirtErrorMessage()));
+    }
+    m_conn = conn;
+    if (virConnectSetKeepAlive(m_conn, 5, 3) < 0)
+        qCWarning(lcVirt) << "keepalive not supported by" << m_uri << lastVirtErrorMessage();
+
+    char* caps = virConnectGetCapabilities(m_conn);
+    const QString capabilities = caps ? QString::fromUtf8(caps) : QString();
+    free(caps);
+    m_accelerator = capabilities.contains(QLatin1String("<domain type='kvm'"))
+                        ? Accelerator::Kvm
+                        : Accelerator::Tcg;
+    registerCallbacks();
+    qCInfo(lcVirt) << "connected to" << m_uri << "accelerator:" << describe(m_accelerator);
+    return {};
+}
+
+virConnectPtr HypervisorConnection::handle() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_conn;
+}
+
+QString HypervisorConnection::describe(Accelerator accelerator)
+{
+    return accelerator == Accelerator::Kvm ? QStringLiteral("KVM")
+                                           : QStringLiteral("TCG (software emulation, slow)");
+}
+
+void HypervisorConnection::registerCallbacks()
+{
+    virConnectRegisterCloseCallback(m_conn, &HypervisorConnection::onClose, this, nullptr);
+    m_lifecycleCallback = virConnectDomainEventRegisterAny(
+        m_conn, nullptr, VIR_DOMAIN_EVENT_ID_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(onLifecycle),
+        this, nullptr);
+    m_agentCallback = virConnectDomainEventRegisterAny(
+        m_conn, nullptr, VIR_DOMAIN_EVENT_ID_AGENT_LIFECYCLE,
+        VIR_DOMAIN_EVENT_CALLBACK(onAgentLifecycle), this, nullptr);
+    if (m_lifecycleCallback < 0 || m_agentCallback < 0)
+        qCWarning(lcVirt) << "cannot register domain event callbacks:" << lastVirtErrorMessage();
+}
+
+void HypervisorConnection::unregisterCallbacks()
+{
+    if (m_lifecycleCallback >= 0)
+        virConnectDomainEventDeregisterAny(m_conn, m_lifecycleCallback);
+    if (m_agentCallback >= 0)
+        virConnectDomainEventDeregisterAny(m_conn, m_agentCallback);
+    virConnectUnregisterCloseCallback(m_conn, &HypervisorConnection::onClose);
+    m_lifecycleCallback = m_agentCallback = -1;
+}
+
+void HypervisorConnection::onClose(virConnectPtr, int reason, void* opaque)
+{
+    auto* self = static_cast<HypervisorConnection*>(opaque);
+    const QString text = closeReasonText(reason);
+    qCWarning(lcVirt) << "libvirt connection closed:" << text;
+    QMetaObject::invokeMethod(self, [self, text] { Q_EMIT self->disconnected(text); },
+                              Qt::QueuedConnection);
+}
+
+void HypervisorConnection::close()
+{
+    std::lock_guard lock(m_mutex);
+    if (!m_conn)
+        return;
+    unregisterCallbacks();
+    virConnectClose(m_conn);
+    m_conn = nullptr;
+}
+
+} // namespace sbw

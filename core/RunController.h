@@ -1,0 +1,68 @@
+#pragma once
+
+#include "EphemeralRun.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace sbw {
+
+/// Which stream a chunk of output came from.
+enum class OutputStream
+{
+    Stdout,
+    Stderr
+};
+
+/// Runs one ephemeral run at a time on a worker thread and reports it through signals on the
+/// controller's own thread (the GUI thread, or the CLI's main thread). Output is batched: at
+/// most one outputReceived() burst per 50 ms, consecutive bytes of one stream merged, order
+/// between streams kept, so a script printing megabytes cannot flood the event loop.
+///
+/// Destroying the controller cancels a run in progress and waits until its VM is destroyed.
+class RunController : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit RunController(HypervisorConnection* connection, QObject* parent = nullptr);
+    ~RunController() override;
+
+    bool isRunning() const { return m_running; }
+
+    /// The flag cancel() sets. Setting it is async-signal-safe (the CLI's SIGINT handler does).
+    std::atomic_bool* cancelFlag() { return &m_cancel; }
+
+public Q_SLOTS:
+    /// Starts a run. Ignored (returns false) while one is running.
+    bool start(const sbw::RunOptions& options);
+    /// Asks the running run to stop; finished() follows with cancelled set.
+    void cancel();
+
+Q_SIGNALS:
+    void phaseChanged(sbw::RunPhase phase);
+    void outputReceived(sbw::OutputStream stream, const QByteArray& bytes);
+    void finished(const sbw::RunResult& result);
+
+private:
+    void append(OutputStream stream, QByteArrayView bytes);
+    void flushOutput();
+    void joinWorker();
+
+    HypervisorConnection* m_connection;
+    std::atomic_bool m_cancel{false};
+    bool m_running = false;
+    std::thread m_worker;
+    QTimer m_flushTimer;
+    std::mutex m_pendingMutex;
+    QList<std::pair<OutputStream, QByteArray>> m_pending;
+};
+
+} // namespace sbw
+
+Q_DECLARE_METATYPE(sbw::OutputStream)

@@ -1,0 +1,169 @@
+#include "Sandbox.h"
+
+#include "ChannelBridge.h"
+#include "ClientKey.h"
+#include "ConnectionUri.h"
+#include "DataPaths.h"
+#include "DomainSpec.h"
+#include "GuestSession.h"
+#include "HypervisorConnection.h"
+#include "Logging.h"
+#include "StoragePool.h"
+#include "VirtError.h"
+
+#include <QDateTime>
+#include <QRandomGenerator>
+#include <QTimeZone>
+#include <QUuid>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+namespace sbw {
+namespace {
+
+const QLatin1String kRunPrefix("sbw-run-");
+const QLatin1String kOverlaySuffix(".qcow2");
+const QLatin1String kNameTimeFormat("yyyyMMdd-HHmmss");
+/// An overlay without a domain is only an orphan when older than this: a run creates its
+/// overlay a moment before its domain.
+constexpr qint64 kOrphanMinAgeSecs = 300;
+
+QString newRunName()
+{
+    return kRunPrefix + QDateTime::currentDateTimeUtc().toString(kNameTimeFormat) + QLatin1Char('-')
+           + QString::number(QRandomGenerator::global()->bounded(0x10000), 16).rightJustified(4, QLatin1Char('0'));
+}
+
+} // namespace
+
+Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connection,
+                                                  const SandboxOptions& options)
+{
+    if (auto opened = connection.ensureOpen(); !opened)
+        return opened.error();
+    auto image = GuestImage::load(paths::imagesDir(), options.recipe);
+    if (!image)
+        return image.error();
+    auto key = ClientKey::loadOrCreate(paths::dataDir() + QLatin1String("/ssh"));
+    if (!key)
+        return key.error();
+    virConnectPtr conn = connection.handle();
+    auto pool = StoragePool::open(conn, isSystemUri(connection.uri()));
+    if (!pool)
+        return pool.error();
+    auto staged = pool->stage(image.value());
+    if (!staged)
+        return staged.error();
+
+    std::unique_ptr<Sandbox> sandbox(new Sandbox);
+    sandbox->m_connection = &connection;
+    sandbox->m_image = image.value();
+    sandbox->m_key = key.value();
+    sandbox->m_name = newRunName();
+    const bool kvm = connection.accelerator() == Accelerator::Kvm;
+    sandbox->m_readyTimeout = options.readyTimeout.count() > 0
+                                  ? options.readyTimeout
+                                  : std::chrono::seconds(kvm ? 30 : 120);
+
+    auto overlay = pool->createOverlay(sandbox->m_name + kOverlaySuffix, staged.value());
+    if (!overlay)
+        return overlay.error();
+    sandbox->m_overlayVolume = sandbox->m_name + kOverlaySuffix;
+
+    DomainSpec spec;
+    spec.name = sandbox->m_name;
+    spec.uuid = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    spec.kind = DomainSpec::Kind::Ephemeral;
+    spec.kvm = kvm;
+    spec.memoryMiB = options.memoryMiB;
+    spec.vcpus = options.vcpus;
+    spec.kernel = staged->kernel;
+    spec.initrd = staged->initrd;
+    spec.cmdline = image->cmdline + QLatin1String(" sbw.key=") + sandbox->m_key->kernelParameterValue();
+    spec.disk = overlay.value();
+    spec.sshPort = image->sshPort;
+    spec.agentPort = image->agentPort;
+    spec.imageRecipe = image->recipe;
+    spec.imageHash = image->hash;
+    spec.created = QDateTime::currentDateTimeUtc();
+
+    const QByteArray xml = domainXml(spec).toUtf8();
+    sandbox->m_domain = virDomainCreateXML(conn, xml.constData(), VIR_DOMAIN_START_AUTODESTROY);
+    if (!sandbox->m_domain)
+        return virtError(QStringLiteral("cannot start the sandbox's domain"));
+    qCInfo(lcRun) << "started domain" << sandbox->m_name << "on" << HypervisorConnection::describe(connection.accelerator());
+    return sandbox;
+}
+
+Sandbox::~Sandbox() { destroy(); }
+
+Expected<void> Sandbox::waitReady(const std::atomic_bool* cancel)
+{
+    const auto deadline = std::chrono::steady_clock::now() + m_readyTimeout;
+    const QByteArray port = m_image.sshPort.toUtf8();
+    auto bridge = ChannelBridge::open(m_connection->handle(), m_domain, port.constData());
+    if (!bridge)
+        return bridge.error();
+    m_bridge = std::move(bridge.value());
+    auto session = GuestSession::connect(m_bridge->takePeerFd(), *m_key, m_image.hostKey, deadline, cancel);
+    if (!session) {
+        if (std::chrono::steady_clock::now() >= deadline)
+            return makeError(QStringLiteral("the guest did not become ready within %1 s (domain %2); "
+                                            "see its console with: virsh console %2")
+                                 .arg(m_readyTimeout.count())
+                                 .arg(m_name));
+        return session.error();
+    }
+    m_session = std::move(session.value());
+    return {};
+}
+
+void Sandbox::destroy()
+{
+    m_session.reset();
+    m_bridge.reset();
+    if (m_domain) {
+        if (virDomainDestroy(m_domain) < 0)
+            qCWarning(lcRun) << "cannot destroy domain" << m_name << lastVirtErrorMessage();
+        virDomainFree(m_domain);
+        m_domain = nullptr;
+    }
+    if (!m_overlayVolume.isEmpty()) {
+        if (auto pool = StoragePool::open(m_connection->handle(), isSystemUri(m_connection->uri()))) {
+            if (auto deleted = pool->deleteVolume(m_overlayVolume); !deleted)
+                qCWarning(lcRun) << deleted.error().message;
+        }
+        m_overlayVolume.clear();
+    }
+    qCInfo(lcRun) << "removed sandbox" << m_name;
+}
+
+void Sandbox::removeOrphanOverlays(HypervisorConnection& connection)
+{
+    if (!connection.ensureOpen())
+        return;
+    virConnectPtr conn = connection.handle();
+    auto pool = StoragePool::open(conn, isSystemUri(connection.uri()));
+    if (!pool)
+        return;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (const QString& volume : pool->volumeNames(kRunPrefix)) {
+        const QString domainName = volume.chopped(kOverlaySuffix.size());
+        QDateTime created = QDateTime::fromString(domainName.mid(kRunPrefix.size(), 15), kNameTimeFormat);
+        created.setTimeZone(QTimeZone::utc());
+        if (!volume.endsWith(kOverlaySuffix) || !created.isValid()
+            || created.secsTo(now) < kOrphanMinAgeSecs)
+            continue;
+        const QByteArray name = domainName.toUtf8();
+        if (virDomainPtr domain = virDomainLookupByName(conn, name.constData())) {
+            virDomainFree(domain);
+            continue;
+        }
+        virResetLastError();
+        qCInfo(lcRun) << "removing orphan overlay" << volume;
+        pool->deleteVolume(volume);
+    }
+}
+
+} // namespace sbw

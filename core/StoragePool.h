@@ -1,0 +1,60 @@
+#pragma once
+
+#include "Expected.h"
+#include "GuestImage.h"
+
+#include <QString>
+
+typedef struct _virConnect* virConnectPtr;
+
+namespace sbw {
+
+/// Paths, as QEMU sees them, of an image staged into the pool.
+struct StagedImage
+{
+    QString kernel;
+    QString initrd;
+    QString disk; ///< read-only backing image of every overlay
+    QString diskFormat;
+    qint64 diskVirtualSize = 0; ///< bytes
+};
+
+/// The workbench's libvirt storage pool "sandbox-workbench" (type dir): everything QEMU opens
+/// (kernel, initramfs, base image, overlays) lives here, because QEMU under qemu:///system runs
+/// as its own user and cannot read a user's home. Its folder is
+/// /var/lib/libvirt/images/sandbox-workbench for system connections and
+/// $XDG_DATA_HOME/sandbox-workbench/pool for session ones. All transfers use the storage API
+/// (virStorageVolUpload, virStorageVolCreateXML), so a remote daemon works the same.
+///
+/// Every call blocks: use from worker threads.
+class StoragePool
+{
+public:
+    static constexpr char kName[] = "sandbox-workbench";
+
+    /// Looks the pool up, defining, building and starting it (autostart on) when needed.
+    static Expected<StoragePool> open(virConnectPtr conn, bool systemConnection);
+
+    /// Uploads the image's kernel, initramfs and disk as volumes "<hash>-vmlinuz",
+    /// "<hash>-initrd.img" and "<hash>-base.qcow2" unless a completed upload is there (marked by
+    /// the volume "<hash>.staged", written last). Returns their paths.
+    Expected<StagedImage> stage(const GuestImage& image);
+
+    /// Creates the qcow2 overlay volume `name` on `base` (same virtual size). Returns its path.
+    Expected<QString> createOverlay(const QString& name, const StagedImage& base);
+
+    /// Deletes volume `name`; succeeds when it does not exist.
+    Expected<void> deleteVolume(const QString& name);
+
+    /// Names of the volumes whose names start with `prefix`.
+    QStringList volumeNames(const QString& prefix) const;
+
+private:
+    StoragePool(virConnectPtr conn) : m_conn(conn) {}
+    Expected<QString> upload(const QString& volume, const QString& file);
+    bool hasVolume(const QString& name) const;
+
+    virConnectPtr m_conn;
+};
+
+} // namespace sbw

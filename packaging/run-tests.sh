@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# One command for the whole test suite: set everything up, then run every CTest test (labels
+# unit, integration and gui; real guests run under KVM where /dev/kvm is usable, else TCG).
+# Arguments go to ctest, e.g. `packaging/run-tests.sh -L unit`.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/packaging/setup.sh"
+echo "==> tests"
+cd "$top"
+ctest --preset default "$@"

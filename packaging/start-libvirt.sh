@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Makes sure a libvirt daemon answers on the URI the workbench will use (libvirt's conventions:
+# $LIBVIRT_DEFAULT_URI, else qemu:///system for root and qemu:///session for other users).
+#   - qemu:///session: libvirt starts a per-user daemon on demand; nothing to do.
+#   - qemu:///system under systemd: start the libvirtd and virtlogd units.
+#   - qemu:///system without a service manager (containers, CI): start virtlogd and libvirtd
+#     by hand as daemons.
+set -euo pipefail
+uri=${LIBVIRT_DEFAULT_URI:-}
+if [ -z "$uri" ]; then
+    if [ "$(id -u)" -eq 0 ]; then uri=qemu:///system; else uri=qemu:///session; fi
+fi
+
+if virsh -q -c "$uri" version >/dev/null 2>&1; then
+    echo "libvirt: $uri answers"
+    exit 0
+fi
+case "$uri" in
+    qemu:///system)
+        sudo=()
+        [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+        if [ -d /run/systemd/system ]; then
+            "${sudo[@]}" systemctl start virtlogd.socket libvirtd.socket libvirtd.service
+        else
+            pgrep -x virtlogd >/dev/null || "${sudo[@]}" virtlogd -d
+            pgrep -x libvirtd >/dev/null || "${sudo[@]}" libvirtd -d
+        fi
+        ;;
+esac
+for _ in $(seq 1 50); do
+    if virsh -q -c "$uri" version >/dev/null 2>&1; then
+        echo "libvirt: $uri answers"
+        exit 0
+    fi
+    sleep 0.2
+done
+echo "libvirt: $uri does not answer:" >&2
+virsh -c "$uri" version >&2 || true
+exit 1
