@@ -52,6 +52,18 @@ QString closeReasonText(int reason)
 
 } // namespace
 
+Accelerator acceleratorFromCapabilities(const QString& capabilitiesXml)
+{
+    // libvirt offers domain type 'kvm' whenever /dev/kvm opens. That is not enough: some
+    // hosts (e.g. PVM-based nested KVM in microVM sandboxes) expose /dev/kvm without hardware
+    // virtualisation, and ordinary guest kernels hang there. Require VT-x or AMD-V on the host
+    // CPU too.
+    const bool offersKvm = capabilitiesXml.contains(QLatin1String("<domain type='kvm'"));
+    const bool hardwareVirt = capabilitiesXml.contains(QLatin1String("<feature name='vmx'/>"))
+                              || capabilitiesXml.contains(QLatin1String("<feature name='svm'/>"));
+    return offersKvm && hardwareVirt ? Accelerator::Kvm : Accelerator::Tcg;
+}
+
 HypervisorConnection::HypervisorConnection(QString uri, QObject* parent)
     : QObject(parent), m_uri(std::move(uri))
 {
@@ -78,11 +90,9 @@ Expected<void> HypervisorConnection::ensureOpen()
     char* caps = virConnectGetCapabilities(m_conn);
     const QString capabilities = caps ? QString::fromUtf8(caps) : QString();
     free(caps);
-    m_accelerator = capabilities.contains(QLatin1String("<domain type='kvm'"))
-                        ? Accelerator::Kvm
-                        : Accelerator::Tcg;
+    m_accelerator = acceleratorFromCapabilities(capabilities);
     registerCallbacks();
-    qCInfo(lcVirt) << "connected to" << m_uri << "accelerator:" << describe(m_accelerator);
+    qCInfo(lcVirt) << "connected to" << m_uri << "accelerator:" << describe(m_accelerator.load());
     return {};
 }
 
@@ -90,6 +100,12 @@ virConnectPtr HypervisorConnection::handle() const
 {
     std::lock_guard lock(m_mutex);
     return m_conn;
+}
+
+void HypervisorConnection::markKvmUnusable(const QString& reason)
+{
+    if (m_accelerator.exchange(Accelerator::Tcg) == Accelerator::Kvm)
+        qCWarning(lcVirt) << "KVM is offered but unusable, using TCG instead:" << reason;
 }
 
 QString HypervisorConnection::describe(Accelerator accelerator)

@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <mutex>
 
 typedef struct _virConnect* virConnectPtr;
@@ -17,6 +18,10 @@ enum class Accelerator
     Kvm, ///< /dev/kvm usable by the daemon: domain type 'kvm'
     Tcg  ///< software emulation (QEMU TCG): domain type 'qemu', several times slower
 };
+
+/// KVM when the capabilities XML (virConnectGetCapabilities) offers domain type 'kvm' and the
+/// host CPU has VT-x or AMD-V (feature vmx or svm); TCG otherwise.
+Accelerator acceleratorFromCapabilities(const QString& capabilitiesXml);
 
 /// One libvirt connection, owned by core. open() registers the process-wide event loop
 /// (LibvirtEventLoop), sets keepalive (5 s interval, 3 missed replies), a close callback and
@@ -43,9 +48,13 @@ public:
     /// The open connection, or nullptr before ensureOpen() succeeded or after it was lost.
     virConnectPtr handle() const;
 
-    /// KVM when the daemon's capabilities offer domain type 'kvm' for x86_64, else TCG. Only
-    /// meaningful after ensureOpen() succeeded.
-    Accelerator accelerator() const { return m_accelerator; }
+    /// acceleratorFromCapabilities() of the daemon, downgraded to TCG by markKvmUnusable().
+    /// Only meaningful after ensureOpen() succeeded.
+    Accelerator accelerator() const { return m_accelerator.load(); }
+
+    /// Records that QEMU failed to use KVM although the daemon offers it (`reason`: libvirt's
+    /// message); accelerator() is TCG from then on.
+    void markKvmUnusable(const QString& reason);
 
     /// "KVM" or "TCG (software emulation, slow)" for status lines.
     static QString describe(Accelerator accelerator);
@@ -68,7 +77,7 @@ private:
     const QString m_uri;
     mutable std::mutex m_mutex;
     virConnectPtr m_conn = nullptr;
-    Accelerator m_accelerator = Accelerator::Tcg;
+    std::atomic<Accelerator> m_accelerator{Accelerator::Tcg};
     int m_lifecycleCallback = -1;
     int m_agentCallback = -1;
 };

@@ -29,6 +29,12 @@ const QLatin1String kNameTimeFormat("yyyyMMdd-HHmmss");
 /// overlay a moment before its domain.
 constexpr qint64 kOrphanMinAgeSecs = 300;
 
+virDomainPtr createDomain(virConnectPtr conn, const DomainSpec& spec)
+{
+    const QByteArray xml = domainXml(spec).toUtf8();
+    return virDomainCreateXML(conn, xml.constData(), VIR_DOMAIN_START_AUTODESTROY);
+}
+
 QString newRunName()
 {
     return kRunPrefix + QDateTime::currentDateTimeUtc().toString(kNameTimeFormat) + QLatin1Char('-')
@@ -62,9 +68,6 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connecti
     sandbox->m_key = key.value();
     sandbox->m_name = newRunName();
     const bool kvm = connection.accelerator() == Accelerator::Kvm;
-    sandbox->m_readyTimeout = options.readyTimeout.count() > 0
-                                  ? options.readyTimeout
-                                  : std::chrono::seconds(kvm ? 30 : 120);
 
     auto overlay = pool->createOverlay(sandbox->m_name + kOverlaySuffix, staged.value());
     if (!overlay)
@@ -88,10 +91,19 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connecti
     spec.imageHash = image->hash;
     spec.created = QDateTime::currentDateTimeUtc();
 
-    const QByteArray xml = domainXml(spec).toUtf8();
-    sandbox->m_domain = virDomainCreateXML(conn, xml.constData(), VIR_DOMAIN_START_AUTODESTROY);
+    sandbox->m_domain = createDomain(conn, spec);
+    if (!sandbox->m_domain && spec.kvm && lastVirtErrorMessage().contains(QLatin1String("kvm"), Qt::CaseInsensitive)) {
+        // The daemon offers KVM but QEMU cannot use /dev/kvm (e.g. its permissions on a
+        // machine without udev): fall back to TCG for this and every later domain.
+        connection.markKvmUnusable(lastVirtErrorMessage());
+        spec.kvm = false;
+        sandbox->m_domain = createDomain(conn, spec);
+    }
     if (!sandbox->m_domain)
         return virtError(QStringLiteral("cannot start the sandbox's domain"));
+    sandbox->m_readyTimeout = options.readyTimeout.count() > 0
+                                  ? options.readyTimeout
+                                  : std::chrono::seconds(spec.kvm ? 30 : 120);
     qCInfo(lcRun) << "started domain" << sandbox->m_name << "on" << HypervisorConnection::describe(connection.accelerator());
     return sandbox;
 }

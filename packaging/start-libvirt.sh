@@ -11,14 +11,24 @@ if [ -z "$uri" ]; then
     if [ "$(id -u)" -eq 0 ]; then uri=qemu:///system; else uri=qemu:///session; fi
 fi
 
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+
+# Without udev (containers, CI) /dev/kvm keeps the kernel's root-only mode, so QEMU, running as
+# its own user in the kvm group, cannot use it; libvirt then also re-probes QEMU's capabilities
+# on every domain start (tens of seconds each). Apply the mode udev's default rule gives it.
+if [ -c /dev/kvm ] && getent group kvm >/dev/null && [ "$(stat -c %G /dev/kvm)" != kvm ]; then
+    echo "libvirt: giving /dev/kvm to group kvm, mode 0660 (as udev would)"
+    "${sudo[@]}" chgrp kvm /dev/kvm
+    "${sudo[@]}" chmod 0660 /dev/kvm
+fi
+
 if virsh -q -c "$uri" version >/dev/null 2>&1; then
     echo "libvirt: $uri answers"
     exit 0
 fi
 case "$uri" in
     qemu:///system)
-        sudo=()
-        [ "$(id -u)" -eq 0 ] || sudo=(sudo)
         if [ -d /run/systemd/system ]; then
             "${sudo[@]}" systemctl start virtlogd.socket libvirtd.socket libvirtd.service
         else
