@@ -5,7 +5,12 @@
 
 #include <libvirt/libvirt.h>
 
+#include <QAbstractEventDispatcher>
+#include <QCoreApplication>
+#include <QThread>
+
 #include <atomic>
+#include <csignal>
 #include <thread>
 
 namespace sbw {
@@ -45,8 +50,20 @@ void LibvirtEventLoop::run()
     }
 }
 
+void LibvirtEventLoop::prepareProcess()
+{
+    qputenv("QT_NO_GLIB", "1");
+    std::signal(SIGPIPE, SIG_IGN);
+}
+
 void LibvirtEventLoop::ensureRunning()
 {
+    const QCoreApplication* app = QCoreApplication::instance();
+    const QAbstractEventDispatcher* dispatcher = app ? app->thread()->eventDispatcher() : nullptr;
+    if (dispatcher && QByteArray(dispatcher->metaObject()->className()).contains("Glib"))
+        qFatal("Qt uses the GLib event dispatcher, which conflicts with libvirt's event loop: "
+               "call sbw::LibvirtEventLoop::prepareProcess() before creating the application "
+               "(or set QT_NO_GLIB=1)");
     static LibvirtEventLoop instance; // thread-safe initialisation, joined at exit
 }
 

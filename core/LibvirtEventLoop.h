@@ -7,9 +7,19 @@ namespace sbw {
 /// ensureRunning() registers the default implementation (it must happen before the first
 /// connection is opened) and starts the thread; it is idempotent and thread-safe. The thread is
 /// stopped and joined at process exit.
+///
+/// libvirt's default implementation iterates GLib's global default main context, which Qt's
+/// GLib event dispatcher also iterates on the main thread: both would then steal each other's
+/// events (measured: keepalive replies went unread and the daemon's connection died after
+/// 15 s). Every program therefore calls prepareProcess() before creating its Q*Application,
+/// and ensureRunning() refuses to run under the GLib dispatcher.
 class LibvirtEventLoop
 {
 public:
+    /// Call first in main(): makes Qt use its own (non-GLib) event dispatcher by setting
+    /// QT_NO_GLIB=1, and ignores SIGPIPE as libvirt requires of its applications.
+    static void prepareProcess();
+
     static void ensureRunning();
 
 private:

@@ -58,6 +58,7 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connecti
     auto pool = StoragePool::open(conn, isSystemUri(connection.uri()));
     if (!pool)
         return pool.error();
+    removeOrphanOverlays(pool.value(), conn);
     auto staged = pool->stage(image.value());
     if (!staged)
         return staged.error();
@@ -151,16 +152,10 @@ void Sandbox::destroy()
     qCInfo(lcRun) << "removed sandbox" << m_name;
 }
 
-void Sandbox::removeOrphanOverlays(HypervisorConnection& connection)
+void Sandbox::removeOrphanOverlays(StoragePool& pool, virConnectPtr conn)
 {
-    if (!connection.ensureOpen())
-        return;
-    virConnectPtr conn = connection.handle();
-    auto pool = StoragePool::open(conn, isSystemUri(connection.uri()));
-    if (!pool)
-        return;
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    for (const QString& volume : pool->volumeNames(kRunPrefix)) {
+    for (const QString& volume : pool.volumeNames(kRunPrefix)) {
         const QString domainName = volume.chopped(kOverlaySuffix.size());
         QDateTime created = QDateTime::fromString(domainName.mid(kRunPrefix.size(), 15), kNameTimeFormat);
         created.setTimeZone(QTimeZone::utc());
@@ -174,7 +169,7 @@ void Sandbox::removeOrphanOverlays(HypervisorConnection& connection)
         }
         virResetLastError();
         qCInfo(lcRun) << "removing orphan overlay" << volume;
-        pool->deleteVolume(volume);
+        pool.deleteVolume(volume);
     }
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 
 typedef struct _virDomain* virDomainPtr;
+typedef struct _virConnect* virConnectPtr;
 
 namespace sbw {
 
@@ -17,6 +18,7 @@ class ChannelBridge;
 class ClientKey;
 class GuestSession;
 class HypervisorConnection;
+class StoragePool;
 
 /// Size and image of a sandbox.
 struct SandboxOptions
@@ -53,11 +55,12 @@ public:
     GuestSession& session() { return *m_session; }
     QString domainName() const { return m_name; }
 
-    /// Removes overlays of ephemeral runs whose domain no longer exists (left behind when a
-    /// workbench process was killed; libvirt's AUTODESTROY already removed the domain).
-    static void removeOrphanOverlays(HypervisorConnection& connection);
-
 private:
+    /// Removes overlays of ephemeral runs whose domain no longer exists (left behind when a
+    /// workbench process was killed; libvirt's AUTODESTROY already removed the domain). Called
+    /// by start().
+    static void removeOrphanOverlays(StoragePool& pool, virConnectPtr conn);
+
     Sandbox() = default;
     void destroy();
 

@@ -59,7 +59,6 @@ CliRun::CliRun(HypervisorConnection* connection, bool verbose, QObject* parent)
 void CliRun::start(const RunOptions& options)
 {
     g_cancel = m_controller->cancelFlag();
-    std::signal(SIGPIPE, SIG_IGN);
     struct sigaction action = {};
     action.sa_handler = onSignal;
     sigaction(SIGINT, &action, nullptr);

@@ -4,6 +4,7 @@
 #include "CliRun.h"
 #include "ConnectionUri.h"
 #include "HypervisorConnection.h"
+#include "LibvirtEventLoop.h"
 #include "Logging.h"
 
 #include <QCommandLineParser>
@@ -95,6 +96,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
 
 int main(int argc, char* argv[])
 {
+    sbw::LibvirtEventLoop::prepareProcess();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("sbw"));
     QCoreApplication::setApplicationVersion(QStringLiteral(PROJECT_VERSION));

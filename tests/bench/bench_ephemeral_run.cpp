@@ -9,6 +9,7 @@
 #include "DataPaths.h"
 #include "EphemeralRun.h"
 #include "HypervisorConnection.h"
+#include "LibvirtEventLoop.h"
 #include "TestEnvironment.h"
 
 #include <QCoreApplication>
@@ -48,6 +49,7 @@ qint64 rawBootMs(const QString& accel)
 
 int main(int argc, char* argv[])
 {
+    sbw::LibvirtEventLoop::prepareProcess();
     QCoreApplication app(argc, argv);
     const int repetitions = argc > 1 ? std::max(1, atoi(argv[1])) : 3;
 

@@ -1,0 +1,211 @@
+// The main window without a guest: menus and shortcuts, the connection in the status bar, a
+// failed run shown as text (no dialog), and closing during a run waiting for its clean-up.
+
+#include "ConnectionStatusLabel.h"
+#include "HypervisorConnection.h"
+#include "LibvirtEventLoop.h"
+#include "MainWindow.h"
+#include "OutputView.h"
+#include "RunPane.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDialog>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QtTest>
+
+using namespace sbw;
+
+namespace {
+
+/// A URI whose daemon socket does not exist: connecting fails at once, with libvirt's reason.
+const QString kUnreachableUri =
+    QStringLiteral("qemu+unix:///system?socket=/nonexistent/sbw-test.sock");
+
+QAction* findAction(QMainWindow& window, const QString& text)
+{
+    for (QAction* menu : window.menuBar()->actions()) {
+        for (QAction* action : menu->menu()->actions()) {
+            if (action->text() == text)
+                return action;
+        }
+    }
+    return nullptr;
+}
+
+bool anyDialogVisible()
+{
+    for (QWidget* widget : QApplication::topLevelWidgets()) {
+        if (widget->isVisible() && qobject_cast<QDialog*>(widget))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void hasMenusAndShortcuts();
+    void statusBarShowsConnectionAndAccelerator();
+    void statusBarShowsUnreachableDaemon();
+    void languageSwitchSwapsDefaultScript();
+    void failedRunIsShownAsText();
+    void escapeCancelsRun();
+    void closeDuringRunWaitsForCleanup();
+};
+
+void TestMainWindow::hasMenusAndShortcuts()
+{
+    HypervisorConnection connection(QStringLiteral("test:///default"));
+    MainWindow window(&connection);
+    QCOMPARE(window.windowTitle(), QStringLiteral("Sandbox Workbench"));
+    QVERIFY(QFile::exists(QStringLiteral(":/icons/sandbox-workbench.svg")));
+    QVERIFY(!window.windowIcon().pixmap(32, 32).isNull());
+
+    QStringList menus;
+    for (QAction* menu : window.menuBar()->actions())
+        menus << menu->text();
+    QCOMPARE(menus, (QStringList{QStringLiteral("&File"), QStringLiteral("&Run"),
+                                 QStringLiteral("&Help")}));
+
+    QAction* open = findAction(window, QStringLiteral("&Open Script…"));
+    QAction* quit = findAction(window, QStringLiteral("&Quit"));
+    QAction* run = findAction(window, QStringLiteral("&Run"));
+    QAction* cancel = findAction(window, QStringLiteral("&Cancel"));
+    QVERIFY(open && quit && run && cancel &&
+            findAction(window, QStringLiteral("&About Sandbox Workbench")));
+    QCOMPARE(open->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_O));
+    QCOMPARE(run->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Return));
+    QCOMPARE(cancel->shortcut(), QKeySequence(Qt::Key_Escape));
+    QVERIFY(run->isEnabled());
+    QVERIFY(!cancel->isEnabled());
+
+    RunPane* pane = window.runPane();
+    QCOMPARE(pane->script(), QStringLiteral("print(\"Hello from the sandbox\")\n"));
+    QVERIFY(QFontInfo(pane->editor()->font()).fixedPitch());
+    QVERIFY(QFontInfo(pane->outputView()->font()).fixedPitch());
+}
+
+void TestMainWindow::statusBarShowsConnectionAndAccelerator()
+{
+    HypervisorConnection connection(QStringLiteral("test:///default"));
+    MainWindow window(&connection);
+    window.show();
+    QTRY_COMPARE(window.connectionStatus()->text(),
+                 QStringLiteral("test:///default · TCG (software emulation, slow)"));
+    QVERIFY(window.connectionStatus()->isConnected());
+}
+
+void TestMainWindow::statusBarShowsUnreachableDaemon()
+{
+    HypervisorConnection connection(kUnreachableUri);
+    MainWindow window(&connection);
+    window.show();
+    QTRY_COMPARE(window.connectionStatus()->text(),
+                 kUnreachableUri + QStringLiteral(" · not connected"));
+    QVERIFY(!window.connectionStatus()->toolTip().isEmpty());
+}
+
+void TestMainWindow::languageSwitchSwapsDefaultScript()
+{
+    HypervisorConnection connection(QStringLiteral("test:///default"));
+    RunPane pane(&connection);
+    auto* language = pane.findChild<QComboBox*>(QStringLiteral("languageBox"));
+    QVERIFY(language);
+    language->setCurrentIndex(language->findText(QStringLiteral("Shell")));
+    QCOMPARE(pane.language(), Language::Shell);
+    QCOMPARE(pane.script(), QStringLiteral("echo \"Hello from the sandbox\"\n"));
+    // An edited script is never replaced.
+    pane.setScript(QStringLiteral("uname -a\n"));
+    language->setCurrentIndex(language->findText(QStringLiteral("Python")));
+    QCOMPARE(pane.script(), QStringLiteral("uname -a\n"));
+}
+
+void TestMainWindow::failedRunIsShownAsText()
+{
+    HypervisorConnection connection(kUnreachableUri);
+    MainWindow window(&connection);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    RunPane* pane = window.runPane();
+
+    // Ctrl+Return in the editor runs the script.
+    pane->editor()->setFocus();
+    QTest::keyClick(pane->editor(), Qt::Key_Return, Qt::ControlModifier);
+    QVERIFY(pane->isRunning());
+    QVERIFY(!pane->runButton()->isEnabled());
+    QVERIFY(pane->cancelButton()->isEnabled());
+    QCOMPARE(pane->script(),
+             QStringLiteral("print(\"Hello from the sandbox\")\n")); // no newline typed
+
+    QTRY_VERIFY_WITH_TIMEOUT(!pane->isRunning(), 30000);
+    const QString status = pane->statusText();
+    QVERIFY2(status.startsWith(QStringLiteral("Failed: cannot connect to libvirt")),
+             qPrintable(status));
+    QVERIFY2(pane->outputView()->shownText().startsWith(
+                 QStringLiteral("The workbench could not complete the run: cannot connect")),
+             qPrintable(pane->outputView()->shownText()));
+    QVERIFY(!anyDialogVisible());
+    QVERIFY(pane->runButton()->isEnabled());
+    QVERIFY(!pane->cancelButton()->isEnabled());
+}
+
+void TestMainWindow::escapeCancelsRun()
+{
+    HypervisorConnection connection(kUnreachableUri);
+    MainWindow window(&connection);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    RunPane* pane = window.runPane();
+    QVERIFY(pane->run());
+    QAction* cancel = findAction(window, QStringLiteral("&Cancel"));
+    QVERIFY(cancel->isEnabled());
+
+    pane->editor()->setFocus();
+    QTest::keyClick(pane->editor(), Qt::Key_Escape);
+    QVERIFY(pane->isCancelling());
+    QVERIFY(!cancel->isEnabled());
+    QVERIFY(!pane->cancelButton()->isEnabled());
+    QCOMPARE(pane->statusText(), QStringLiteral("Cancelling…"));
+    QTRY_VERIFY_WITH_TIMEOUT(!pane->isRunning(), 30000);
+    QVERIFY(findAction(window, QStringLiteral("&Run"))->isEnabled());
+}
+
+void TestMainWindow::closeDuringRunWaitsForCleanup()
+{
+    HypervisorConnection connection(kUnreachableUri);
+    MainWindow window(&connection);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.runPane()->run());
+
+    // The run is still in progress (its worker only just started): the close is deferred.
+    QVERIFY(!window.close());
+    QVERIFY(window.isVisible());
+    QVERIFY(window.isClosePending());
+    QVERIFY(window.statusBar()->currentMessage().startsWith(QStringLiteral("Cleaning up…")));
+
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), 30000);
+    QVERIFY(!window.runPane()->isRunning());
+    QVERIFY(window.runPane()->lastResult().has_value());
+}
+
+// Not QTEST_MAIN: libvirt's event loop needs prepareProcess() before the application exists
+// (ctest also sets QT_NO_GLIB=1, but the binary should work when started by hand too).
+int main(int argc, char* argv[])
+{
+    sbw::LibvirtEventLoop::prepareProcess();
+    QApplication app(argc, argv);
+    app.setAttribute(Qt::AA_Use96Dpi, true);
+    TestMainWindow test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_mainwindow.moc"

@@ -1,0 +1,106 @@
+// The words the status line uses for phases and outcomes.
+
+#include "RunStatusText.h"
+
+#include <QtTest>
+
+using namespace sbw;
+
+class TestRunStatusText : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void phases();
+    void durations();
+    void results_data();
+    void results();
+    void errorsShowHiddenCharacters();
+};
+
+void TestRunStatusText::phases()
+{
+    QCOMPARE(phaseText(RunPhase::Connecting), QStringLiteral("Connecting…"));
+    QCOMPARE(phaseText(RunPhase::Preparing), QStringLiteral("Preparing image…"));
+    QCOMPARE(phaseText(RunPhase::Booting), QStringLiteral("Booting microVM…"));
+    QCOMPARE(phaseText(RunPhase::Running), QStringLiteral("Running…"));
+    QCOMPARE(phaseText(RunPhase::CleaningUp), QStringLiteral("Cleaning up…"));
+    QCOMPARE(phaseText(RunPhase::Finished), QString());
+}
+
+void TestRunStatusText::durations()
+{
+    QCOMPARE(durationText(0), QStringLiteral("0 ms"));
+    QCOMPARE(durationText(999), QStringLiteral("999 ms"));
+    QCOMPARE(durationText(6420), QStringLiteral("6.42 s"));
+    QCOMPARE(durationText(73120), QStringLiteral("73.1 s"));
+}
+
+void TestRunStatusText::results_data()
+{
+    QTest::addColumn<RunResult>("result");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("kind");
+
+    RunResult ok;
+    ok.exitStatus = 0;
+    ok.bootMs = 6420;
+    ok.wallMs = 85;
+    QTest::newRow("exit 0") << ok
+                            << QStringLiteral(
+                                   "Finished: exit status 0 · boot 6.42 s · script 85 ms")
+                            << int(ResultKind::Success);
+
+    RunResult failed = ok;
+    failed.exitStatus = 3;
+    QTest::newRow("exit 3") << failed
+                            << QStringLiteral(
+                                   "Finished: exit status 3 · boot 6.42 s · script 85 ms")
+                            << int(ResultKind::Warning);
+
+    RunResult killed = ok;
+    killed.exitStatus.reset();
+    killed.signal = 9;
+    QTest::newRow("signal") << killed
+                            << QStringLiteral(
+                                   "Killed by signal 9 (SIGKILL) · boot 6.42 s · script 85 ms")
+                            << int(ResultKind::Warning);
+
+    RunResult timedOut = killed;
+    timedOut.timedOut = true;
+    timedOut.wallMs = 2003;
+    QTest::newRow("timeout") << timedOut
+                             << QStringLiteral(
+                                    "Timed out after 2.00 s: script killed · boot 6.42 s")
+                             << int(ResultKind::Warning);
+
+    RunResult cancelled;
+    cancelled.cancelled = true;
+    QTest::newRow("cancelled") << cancelled << QStringLiteral("Cancelled")
+                               << int(ResultKind::Warning);
+
+    RunResult error;
+    error.error = QStringLiteral("guest image 'minimal' is not built yet\n");
+    QTest::newRow("error") << error
+                           << QStringLiteral("Failed: guest image 'minimal' is not built yet")
+                           << int(ResultKind::Failure);
+}
+
+void TestRunStatusText::results()
+{
+    QFETCH(RunResult, result);
+    QFETCH(QString, text);
+    QFETCH(int, kind);
+    QCOMPARE(resultText(result), text);
+    QCOMPARE(int(resultKind(result)), kind);
+}
+
+void TestRunStatusText::errorsShowHiddenCharacters()
+{
+    RunResult error;
+    error.error = QStringLiteral("bad \x1b[31m name \u202e");
+    QCOMPARE(resultText(error), QStringLiteral("Failed: bad \\x1b[31m name <U+202E>"));
+}
+
+QTEST_MAIN(TestRunStatusText)
+#include "tst_runstatustext.moc"
