@@ -1,0 +1,76 @@
+// sandbox-workbench: parses arguments and shows the main window; everything else is in sbw-ui.
+
+#include "ConnectionUri.h"
+#include "HypervisorConnection.h"
+#include "LibvirtEventLoop.h"
+#include "Logging.h"
+#include "MainWindow.h"
+#include "RunPane.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+#include <QTimer>
+#include <cstdio>
+
+int main(int argc, char* argv[])
+{
+    sbw::LibvirtEventLoop::prepareProcess(); // before QApplication: no GLib event dispatcher
+    sbw::initLogging(QStringLiteral("sandbox-workbench"), true);
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("sandbox-workbench"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Sandbox Workbench"));
+    QApplication::setApplicationVersion(QStringLiteral(SBW_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("sandbox-workbench"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Runs scripts in disposable libvirt QEMU microVMs."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption connectOption(
+        {QStringLiteral("c"), QStringLiteral("connect")},
+        QStringLiteral("libvirt connection URI (default: $LIBVIRT_DEFAULT_URI, else "
+                       "qemu:///system for root and qemu:///session for other users)."),
+        QStringLiteral("URI"));
+    const QCommandLineOption scriptOption(
+        QStringLiteral("script"),
+        QStringLiteral("Load FILE into the editor (.sh/.bash: shell, otherwise Python)."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption runOption(QStringLiteral("run"),
+                                       QStringLiteral("Run the script as soon as the window "
+                                                      "opens."));
+    parser.addOption(connectOption);
+    parser.addOption(scriptOption);
+    parser.addOption(runOption);
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("Script to load (same as --script)."),
+                                 QStringLiteral("[file]"));
+    parser.process(app);
+
+    QString scriptPath = parser.value(scriptOption);
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1 || (!positional.isEmpty() && !scriptPath.isEmpty())) {
+        std::fprintf(stderr, "sandbox-workbench: give one script, with --script or as argument\n");
+        return 2;
+    }
+    if (scriptPath.isEmpty() && !positional.isEmpty())
+        scriptPath = positional.first();
+
+    sbw::HypervisorConnection connection(sbw::defaultConnectionUri(parser.value(connectOption)));
+    sbw::MainWindow window(&connection);
+    QApplication::setWindowIcon(window.windowIcon());
+
+    if (!scriptPath.isEmpty()) {
+        if (auto loaded = window.runPane()->loadScript(scriptPath); !loaded) {
+            std::fprintf(stderr, "sandbox-workbench: %s\n", qPrintable(loaded.error().message));
+            return 2;
+        }
+    }
+    window.show();
+    if (parser.isSet(runOption))
+        QTimer::singleShot(0, window.runPane(), &sbw::RunPane::run);
+
+    return app.exec();
+}

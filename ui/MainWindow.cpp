@@ -1,0 +1,219 @@
+#include "MainWindow.h"
+
+#include "ConnectionStatusLabel.h"
+#include "HypervisorConnection.h"
+#include "RunPane.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTimer>
+#include <QToolBar>
+
+// Q_INIT_RESOURCE must be used outside any namespace. The resources live in the static sbw-ui
+// library, whose initialiser the linker would otherwise drop.
+static void initResources()
+{
+    Q_INIT_RESOURCE(sandbox_workbench);
+}
+
+namespace sbw {
+
+MainWindow::MainWindow(HypervisorConnection* connection, QWidget* parent)
+    : QMainWindow(parent), m_connection(connection), m_runPane(new RunPane(connection, this)),
+      m_connectionStatus(new ConnectionStatusLabel(connection, this))
+{
+    initResources();
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowTitle(tr("Sandbox Workbench"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/sandbox-workbench.svg")));
+    setCentralWidget(m_runPane);
+
+    createActions();
+    createMenus();
+    createToolBar();
+    statusBar()->addPermanentWidget(m_connectionStatus);
+
+    connect(m_runPane, &RunPane::stateChanged, this, &MainWindow::updateActions);
+    connect(m_runPane, &RunPane::runFinished, this, &MainWindow::onRunFinished);
+    updateActions();
+    resize(980, 720);
+
+    m_connectionStatus->refresh();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions()
+{
+    m_openAction = new QAction(QIcon::fromTheme(QStringLiteral("document-open"),
+                                                style()->standardIcon(QStyle::SP_DialogOpenButton)),
+                               tr("&Open Script…"), this);
+    m_openAction->setShortcut(QKeySequence::Open);
+    m_openAction->setToolTip(tr("Load a script file into the editor (Ctrl+O)"));
+    connect(m_openAction, &QAction::triggered, this, &MainWindow::openScript);
+
+    m_saveStdoutAction = new QAction(tr("Save Standard &Output…"), this);
+    m_saveStdoutAction->setShortcut(QKeySequence::Save);
+    connect(m_saveStdoutAction, &QAction::triggered, this, &MainWindow::saveStdout);
+    m_saveStderrAction = new QAction(tr("Save Standard &Error…"), this);
+    connect(m_saveStderrAction, &QAction::triggered, this, &MainWindow::saveStderr);
+
+    m_quitAction =
+        new QAction(QIcon::fromTheme(QStringLiteral("application-exit")), tr("&Quit"), this);
+    m_quitAction->setShortcut(QKeySequence::Quit);
+    m_quitAction->setMenuRole(QAction::QuitRole);
+    connect(m_quitAction, &QAction::triggered, this, &MainWindow::close);
+
+    m_runAction = new QAction(QIcon::fromTheme(QStringLiteral("media-playback-start"),
+                                               style()->standardIcon(QStyle::SP_MediaPlay)),
+                              tr("&Run"), this);
+    m_runAction->setShortcuts(
+        {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+    m_runAction->setToolTip(tr("Run the script in a fresh microVM (Ctrl+Return)"));
+    connect(m_runAction, &QAction::triggered, m_runPane, &RunPane::run);
+
+    m_cancelAction = new QAction(QIcon::fromTheme(QStringLiteral("process-stop"),
+                                                  style()->standardIcon(QStyle::SP_MediaStop)),
+                                 tr("&Cancel"), this);
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancelAction->setToolTip(tr("Stop the run and destroy its microVM (Esc)"));
+    connect(m_cancelAction, &QAction::triggered, m_runPane, &RunPane::cancel);
+
+    m_aboutAction = new QAction(tr("&About Sandbox Workbench"), this);
+    m_aboutAction->setMenuRole(QAction::AboutRole);
+    connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
+}
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_openAction);
+    file->addSeparator();
+    file->addAction(m_saveStdoutAction);
+    file->addAction(m_saveStderrAction);
+    file->addSeparator();
+    file->addAction(m_quitAction);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(m_runAction);
+    run->addAction(m_cancelAction);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(m_aboutAction);
+}
+
+void MainWindow::createToolBar()
+{
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->setMovable(false);
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->addAction(m_openAction);
+    bar->addSeparator();
+    bar->addAction(m_runAction);
+    bar->addAction(m_cancelAction);
+}
+
+void MainWindow::updateActions()
+{
+    const bool running = m_runPane->isRunning();
+    const bool idle = !running && !m_closePending;
+    const auto& result = m_runPane->lastResult();
+    m_runAction->setEnabled(idle);
+    m_cancelAction->setEnabled(running && !m_runPane->isCancelling());
+    m_openAction->setEnabled(!m_closePending);
+    m_saveStdoutAction->setEnabled(idle && result && !result->stdoutData.isEmpty());
+    m_saveStderrAction->setEnabled(idle && result && !result->stderrData.isEmpty());
+}
+
+void MainWindow::onRunFinished(const RunResult&)
+{
+    updateActions();
+    m_connectionStatus->refreshIfDisconnected();
+    if (m_closePending) {
+        statusBar()->clearMessage();
+        // Close from the event loop, after the controller has finished emitting.
+        QTimer::singleShot(0, this, [this] {
+            m_closePending = false;
+            close();
+        });
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!m_runPane->isRunning()) {
+        event->accept();
+        return;
+    }
+    // Destroying a RunController mid-run would block until the VM is gone: cancel instead and
+    // close when finished() arrives.
+    event->ignore();
+    if (m_closePending)
+        return;
+    m_closePending = true;
+    m_runPane->cancel();
+    m_runPane->setEnabled(false);
+    statusBar()->showMessage(tr("Cleaning up… the window closes when the microVM is destroyed."));
+    updateActions();
+}
+
+void MainWindow::openScript()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Script"), QString(),
+        tr("Scripts (*.py *.sh *.bash);;Python scripts (*.py);;Shell scripts (*.sh *.bash);;"
+           "All files (*)"));
+    if (path.isEmpty())
+        return;
+    if (auto loaded = m_runPane->loadScript(path); !loaded)
+        QMessageBox::warning(this, tr("Open Script"), loaded.error().message);
+    else
+        statusBar()->showMessage(tr("Loaded %1").arg(path), 5000);
+}
+
+void MainWindow::saveStdout()
+{
+    if (const auto& result = m_runPane->lastResult())
+        saveBytes(result->stdoutData, tr("Save Standard Output"), QStringLiteral("stdout.txt"));
+}
+
+void MainWindow::saveStderr()
+{
+    if (const auto& result = m_runPane->lastResult())
+        saveBytes(result->stderrData, tr("Save Standard Error"), QStringLiteral("stderr.txt"));
+}
+
+void MainWindow::saveBytes(const QByteArray& bytes, const QString& title,
+                           const QString& suggestedName)
+{
+    const QString path = QFileDialog::getSaveFileName(this, title, suggestedName);
+    if (path.isEmpty())
+        return;
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+        QMessageBox::warning(this, title, tr("Cannot write %1: %2").arg(path, file.errorString()));
+        return;
+    }
+    statusBar()->showMessage(tr("Saved %1 bytes to %2").arg(bytes.size()).arg(path), 5000);
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(
+        this, tr("About Sandbox Workbench"),
+        tr("<h3>Sandbox Workbench %1</h3>"
+           "<p>Runs scripts in fresh libvirt QEMU microVMs: each run gets its own VM, which is "
+           "destroyed when the run ends.</p>"
+           "<p>Connection: %2</p>")
+            .arg(QStringLiteral(SBW_VERSION), m_connection->uri().toHtmlEscaped()));
+}
+
+} // namespace sbw

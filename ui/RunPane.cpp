@@ -1,0 +1,325 @@
+#include "RunPane.h"
+
+#include "OutputView.h"
+#include "RunStatusText.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFontMetricsF>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStyle>
+#include <QVBoxLayout>
+
+namespace sbw {
+namespace {
+
+constexpr qint64 kMaxScriptBytes = 16 * 1024 * 1024;
+
+} // namespace
+
+RunPane::RunPane(HypervisorConnection* connection, QWidget* parent)
+    : QWidget(parent), m_controller(new RunController(connection, this))
+{
+    buildLayout();
+
+    connect(m_controller, &RunController::phaseChanged, this, &RunPane::onPhaseChanged);
+    connect(m_controller, &RunController::outputReceived, m_output, &OutputView::appendOutput);
+    connect(m_controller, &RunController::finished, this, &RunPane::onFinished);
+    connect(m_runButton, &QPushButton::clicked, this, &RunPane::run);
+    connect(m_cancelButton, &QPushButton::clicked, this, &RunPane::cancel);
+    connect(m_languageBox, &QComboBox::currentIndexChanged, this, &RunPane::onLanguageChanged);
+
+    m_tick.setInterval(1000);
+    connect(&m_tick, &QTimer::timeout, this, &RunPane::updateProgressStatus);
+
+    setScript(defaultScript(Language::Python));
+    setStatus(tr("Ready. Run the script in a fresh microVM with Ctrl+Return."), {});
+    updateEnabled();
+}
+
+RunPane::~RunPane() = default;
+
+void RunPane::buildLayout()
+{
+    // Controls: language, timeout, Run, Cancel.
+    m_languageBox = new QComboBox(this);
+    m_languageBox->setObjectName(QStringLiteral("languageBox"));
+    m_languageBox->addItem(tr("Python"), int(Language::Python));
+    m_languageBox->addItem(tr("Shell"), int(Language::Shell));
+    m_languageBox->setToolTip(tr("Interpreter: python3 or sh, in the guest"));
+
+    m_timeoutBox = new QSpinBox(this);
+    m_timeoutBox->setObjectName(QStringLiteral("timeoutBox"));
+    m_timeoutBox->setRange(0, 24 * 3600);
+    m_timeoutBox->setValue(60);
+    m_timeoutBox->setSuffix(tr(" s"));
+    m_timeoutBox->setSpecialValueText(tr("No limit"));
+    m_timeoutBox->setToolTip(tr("Wall-clock limit of the script; it is killed when it expires"));
+
+    auto* languageLabel = new QLabel(tr("&Language:"), this);
+    languageLabel->setBuddy(m_languageBox);
+    auto* timeoutLabel = new QLabel(tr("&Timeout:"), this);
+    timeoutLabel->setBuddy(m_timeoutBox);
+
+    m_runButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Run"), this);
+    m_runButton->setObjectName(QStringLiteral("runButton"));
+    m_runButton->setToolTip(tr("Run the script in a fresh microVM (Ctrl+Return)"));
+    m_runButton->setDefault(true);
+    m_cancelButton =
+        new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("&Cancel"), this);
+    m_cancelButton->setObjectName(QStringLiteral("cancelButton"));
+    m_cancelButton->setToolTip(tr("Stop the run and destroy its microVM (Esc)"));
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(languageLabel);
+    controls->addWidget(m_languageBox);
+    controls->addSpacing(12);
+    controls->addWidget(timeoutLabel);
+    controls->addWidget(m_timeoutBox);
+    controls->addStretch(1);
+    controls->addWidget(m_runButton);
+    controls->addWidget(m_cancelButton);
+
+    // Script editor.
+    m_editor = new QPlainTextEdit(this);
+    m_editor->setObjectName(QStringLiteral("scriptEditor"));
+    const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    m_editor->setFont(fixed);
+    m_editor->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_editor->setTabStopDistance(4 * QFontMetricsF(fixed).horizontalAdvance(QLatin1Char(' ')));
+    m_editor->setPlaceholderText(tr("Script to run in the microVM"));
+
+    // Status line and output.
+    m_statusIcon = new QLabel(this);
+    const int iconSize = style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, this);
+    m_statusIcon->setFixedSize(iconSize, iconSize);
+    m_statusLabel = new QLabel(this);
+    m_statusLabel->setObjectName(QStringLiteral("statusLine"));
+    m_statusLabel->setTextFormat(Qt::PlainText);
+    m_statusLabel->setWordWrap(true);
+    m_statusLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_statusLabel->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    m_busyBar = new QProgressBar(this);
+    m_busyBar->setRange(0, 0);
+    m_busyBar->setTextVisible(false);
+    m_busyBar->setMaximumWidth(96);
+    m_busyBar->setMaximumHeight(iconSize);
+    m_busyBar->hide();
+
+    auto* statusRow = new QHBoxLayout;
+    statusRow->setSpacing(6);
+    statusRow->addWidget(m_statusIcon, 0, Qt::AlignTop);
+    statusRow->addWidget(m_statusLabel, 1);
+    statusRow->addWidget(m_busyBar, 0, Qt::AlignVCenter);
+
+    m_output = new OutputView(this);
+
+    auto* outputPanel = new QWidget(this);
+    auto* outputLayout = new QVBoxLayout(outputPanel);
+    outputLayout->setContentsMargins(0, 4, 0, 0);
+    outputLayout->setSpacing(4);
+    outputLayout->addLayout(statusRow);
+    outputLayout->addWidget(m_output, 1);
+
+    m_splitter = new QSplitter(Qt::Vertical, this);
+    m_splitter->setObjectName(QStringLiteral("runSplitter"));
+    m_splitter->setChildrenCollapsible(false);
+    m_splitter->addWidget(m_editor);
+    m_splitter->addWidget(outputPanel);
+    m_splitter->setStretchFactor(0, 2);
+    m_splitter->setStretchFactor(1, 3);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 8, 8, 8);
+    layout->setSpacing(6);
+    layout->addLayout(controls);
+    layout->addWidget(m_splitter, 1);
+}
+
+QString RunPane::defaultScript(Language language)
+{
+    switch (language) {
+    case Language::Python:
+        return QStringLiteral("print(\"Hello from the sandbox\")\n");
+    case Language::Shell:
+        return QStringLiteral("echo \"Hello from the sandbox\"\n");
+    }
+    return {};
+}
+
+bool RunPane::isRunning() const
+{
+    return m_controller->isRunning();
+}
+
+QString RunPane::script() const
+{
+    return m_editor->toPlainText();
+}
+
+void RunPane::setScript(const QString& text)
+{
+    m_editor->setPlainText(text);
+}
+
+Language RunPane::language() const
+{
+    return Language(m_languageBox->currentData().toInt());
+}
+
+void RunPane::setLanguage(Language language)
+{
+    m_languageBox->setCurrentIndex(m_languageBox->findData(int(language)));
+}
+
+std::chrono::seconds RunPane::timeout() const
+{
+    return std::chrono::seconds(m_timeoutBox->value());
+}
+
+void RunPane::setTimeout(std::chrono::seconds timeout)
+{
+    m_timeoutBox->setValue(int(timeout.count()));
+}
+
+Expected<void> RunPane::loadScript(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return makeError(tr("Cannot open %1: %2").arg(path, file.errorString()));
+    if (file.size() > kMaxScriptBytes)
+        return makeError(tr("%1 is larger than 16 MiB; that is not a script.").arg(path));
+    const QByteArray bytes = file.readAll();
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    const bool shell = suffix == QLatin1String("sh") || suffix == QLatin1String("bash");
+    // Set the language first so its default script does not replace the loaded one.
+    setLanguage(shell ? Language::Shell : Language::Python);
+    setScript(QString::fromUtf8(bytes));
+    return {};
+}
+
+void RunPane::onLanguageChanged()
+{
+    const Language next = language();
+    const QString current = script();
+    if (current.trimmed().isEmpty() || current == defaultScript(m_shownLanguage))
+        setScript(defaultScript(next));
+    m_shownLanguage = next;
+}
+
+bool RunPane::run()
+{
+    if (isRunning())
+        return false;
+    RunOptions options;
+    options.language = language();
+    options.code = script().toUtf8();
+    if (!options.code.endsWith('\n'))
+        options.code.append('\n');
+    options.timeout = timeout();
+
+    m_output->clearOutput();
+    m_lastResult.reset();
+    m_cancelling = false;
+    if (!m_controller->start(options))
+        return false;
+    m_phase = RunPhase::Connecting;
+    m_elapsed.start();
+    m_tick.start();
+    m_busyBar->show();
+    updateProgressStatus();
+    updateEnabled();
+    Q_EMIT runningChanged(true);
+    Q_EMIT stateChanged();
+    return true;
+}
+
+void RunPane::cancel()
+{
+    if (!isRunning() || m_cancelling)
+        return;
+    m_cancelling = true;
+    m_controller->cancel();
+    updateProgressStatus();
+    updateEnabled();
+    Q_EMIT stateChanged();
+}
+
+void RunPane::onPhaseChanged(RunPhase phase)
+{
+    if (phase == RunPhase::Finished)
+        return;
+    m_phase = phase;
+    updateProgressStatus();
+}
+
+void RunPane::updateProgressStatus()
+{
+    if (!isRunning())
+        return;
+    QString text = phaseText(m_phase);
+    if (m_cancelling && m_phase != RunPhase::CleaningUp)
+        text = tr("Cancelling…");
+    const qint64 seconds = m_elapsed.elapsed() / 1000;
+    if (seconds > 0)
+        text += tr("  %1 s").arg(seconds);
+    setStatus(text, {});
+}
+
+void RunPane::onFinished(const RunResult& result)
+{
+    m_tick.stop();
+    m_busyBar->hide();
+    m_cancelling = false;
+    m_output->endOutput();
+    if (!result.error.isEmpty())
+        m_output->appendNote(tr("The workbench could not complete the run: %1").arg(result.error));
+    m_lastResult = result;
+
+    QStyle::StandardPixmap icon = QStyle::SP_MessageBoxWarning;
+    switch (resultKind(result)) {
+    case ResultKind::Success:
+        icon = QStyle::SP_DialogApplyButton;
+        break;
+    case ResultKind::Warning:
+        icon = QStyle::SP_MessageBoxWarning;
+        break;
+    case ResultKind::Failure:
+        icon = QStyle::SP_MessageBoxCritical;
+        break;
+    }
+    setStatus(resultText(result), style()->standardIcon(icon));
+    updateEnabled();
+    Q_EMIT runningChanged(false);
+    Q_EMIT stateChanged();
+    Q_EMIT runFinished(result);
+}
+
+void RunPane::setStatus(const QString& text, const QIcon& icon)
+{
+    m_statusLabel->setText(text);
+    const int size = m_statusIcon->width();
+    m_statusIcon->setPixmap(icon.isNull() ? QPixmap() : icon.pixmap(size, size));
+}
+
+QString RunPane::statusText() const
+{
+    return m_statusLabel->text();
+}
+
+void RunPane::updateEnabled()
+{
+    const bool running = isRunning();
+    m_runButton->setEnabled(!running);
+    m_cancelButton->setEnabled(running && !m_cancelling);
+}
+
+} // namespace sbw

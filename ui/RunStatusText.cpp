@@ -1,0 +1,86 @@
+#include "RunStatusText.h"
+
+#include "VisibleText.h"
+
+#include <QCoreApplication>
+#include <cstring>
+
+namespace sbw {
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("sbw::RunStatusText", text);
+}
+
+QString signalText(int number)
+{
+    const char* abbrev = ::sigabbrev_np(number);
+    if (!abbrev)
+        return QString::number(number);
+    return QStringLiteral("%1 (SIG%2)").arg(number).arg(QString::fromLatin1(abbrev));
+}
+
+} // namespace
+
+QString phaseText(RunPhase phase)
+{
+    switch (phase) {
+    case RunPhase::Connecting:
+        return tr("Connecting…");
+    case RunPhase::Preparing:
+        return tr("Preparing image…");
+    case RunPhase::Booting:
+        return tr("Booting microVM…");
+    case RunPhase::Running:
+        return tr("Running…");
+    case RunPhase::CleaningUp:
+        return tr("Cleaning up…");
+    case RunPhase::Finished:
+        break;
+    }
+    return {};
+}
+
+QString durationText(qint64 ms)
+{
+    if (ms < 1000)
+        return tr("%1 ms").arg(ms);
+    const double seconds = double(ms) / 1000.0;
+    return tr("%1 s").arg(QString::number(seconds, 'f', seconds < 10.0 ? 2 : 1));
+}
+
+QString resultText(const RunResult& result)
+{
+    if (!result.error.isEmpty())
+        return tr("Failed: %1").arg(makeVisible(result.error.trimmed()));
+    if (result.cancelled)
+        return tr("Cancelled");
+
+    QString text;
+    if (result.timedOut)
+        text = tr("Timed out after %1: script killed").arg(durationText(result.wallMs));
+    else if (result.signal)
+        text = tr("Killed by signal %1").arg(signalText(*result.signal));
+    else if (result.exitStatus)
+        text = tr("Finished: exit status %1").arg(*result.exitStatus);
+    else
+        text = tr("Finished without an exit status");
+
+    if (result.bootMs > 0)
+        text += tr(" · boot %1").arg(durationText(result.bootMs));
+    if (!result.timedOut)
+        text += tr(" · script %1").arg(durationText(result.wallMs));
+    return text;
+}
+
+ResultKind resultKind(const RunResult& result)
+{
+    if (!result.error.isEmpty())
+        return ResultKind::Failure;
+    if (!result.cancelled && !result.timedOut && !result.signal && result.exitStatus == 0)
+        return ResultKind::Success;
+    return ResultKind::Warning;
+}
+
+} // namespace sbw

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "EphemeralRun.h"
+
+#include <QString>
+
+namespace sbw {
+
+/// Words the GUI uses for a run's progress and outcome.
+
+/// "Connecting…", "Preparing image…", "Booting microVM…", "Running…", "Cleaning up…";
+/// empty for RunPhase::Finished (the result replaces it).
+QString phaseText(RunPhase phase);
+
+/// "850 ms" below a second, "6.42 s" below ten seconds, "73.1 s" above.
+QString durationText(qint64 ms);
+
+/// One line for the status line: "Finished: exit status 0 · boot 6.42 s · script 85 ms",
+/// "Killed by signal 9 (SIGKILL) · …", "Timed out after 60 s: script killed · …",
+/// "Cancelled", or "Failed: <the workbench's error>". Hidden characters are shown escaped.
+QString resultText(const RunResult& result);
+
+/// Severity of a result, for the icon next to the status line.
+enum class ResultKind
+{
+    Success, ///< exit status 0
+    Warning, ///< non-zero exit, signal, timeout, cancelled
+    Failure  ///< the workbench failed (RunResult::error)
+};
+ResultKind resultKind(const RunResult& result);
+
+} // namespace sbw

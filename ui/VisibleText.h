@@ -1,0 +1,27 @@
+#pragma once
+
+#include <QString>
+#include <QStringView>
+
+namespace sbw {
+
+/// Guest output is untrusted: these helpers decide which characters must not act on a view
+/// (terminal escape introducers, C1 controls, bidi overrides, line separators, Qt's own frame
+/// markers) and give each a visible stand-in, so text from a guest shows what it contains.
+
+/// True for a code point that must be shown escaped: C0 controls other than '\n' and '\t',
+/// DEL, C1 controls (U+0080–U+009F), bidi marks, embeddings, overrides and isolates
+/// (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), U+2028, U+2029, U+FEFF,
+/// interlinear annotation controls (U+FFF9–U+FFFB) and noncharacters (U+FDD0–U+FDEF and
+/// U+xFFFE/U+xFFFF, which QTextDocument uses internally).
+bool isHiddenCharacter(char32_t codePoint);
+
+/// The stand-in shown for a hidden character, in ASCII: CR as "\r", other C0 controls, DEL and
+/// C1 controls as "\xNN" (ESC → "\x1b", CSI → "\x9b"), everything else as "<U+202E>".
+QString visibleForm(char32_t codePoint);
+
+/// `text` with every hidden character replaced by its visible form; for status lines, tooltips
+/// and messages that may carry text from a guest.
+QString makeVisible(QStringView text);
+
+} // namespace sbw
