@@ -90,7 +90,8 @@ private Q_SLOTS:
                       {QStringLiteral("run"), QStringLiteral("--lang"), QStringLiteral("sh"), QStringLiteral("-c"),
                        QStringLiteral("echo started; sleep 100")});
         QVERIFY(process.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(process.readAllStandardOutput().contains("started"), 240000);
+        QByteArray seen;
+        QTRY_VERIFY_WITH_TIMEOUT((seen += process.readAllStandardOutput()).contains("started"), 240000);
         ::kill(pid_t(process.processId()), SIGINT);
         QVERIFY(process.waitForFinished(60000));
         QCOMPARE(process.exitCode(), 130);
