@@ -147,13 +147,18 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
     wall.start();
     auto status = sandbox->session().exec(request);
     result.wallMs = wall.elapsed();
-    destroy();
-    if (!status)
+    if (!status) {
+        destroy();
         return finish(status.error().message);
+    }
     result.exitStatus = status->exitStatus;
     result.signal = status->signal;
     result.timedOut = status->timedOut;
     result.cancelled = status->cancelled;
+    result.totalMs = total.elapsed();
+    if (callbacks.onResult)
+        callbacks.onResult(result);
+    destroy();
     return finish({});
 }
 

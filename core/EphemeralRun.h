@@ -77,6 +77,10 @@ struct RunCallbacks
     std::function<void(RunPhase)> onPhase;
     std::function<void(QByteArrayView)> onStdout;
     std::function<void(QByteArrayView)> onStderr;
+    /// The script's outcome, as soon as it is known and before the VM is destroyed (which takes
+    /// about a second more); not called when the run fails before the script ran. The result
+    /// returned by runEphemeral() is the same plus totalMs.
+    std::function<void(const RunResult&)> onResult;
 };
 
 /// Runs `options.code` in a fresh microVM and destroys it: starts a Sandbox, writes the script

@@ -139,7 +139,7 @@ Expected<std::unique_ptr<GuestSession>> GuestSession::connect(int fd, const Clie
 
     if (ssh_userauth_publickey(session, nullptr, key.privateKey()) != SSH_AUTH_SUCCESS)
         return makeError(QStringLiteral("the guest refused the client key: %1").arg(sshError(session)));
-    qCDebug(lcChannel) << "SSH session established";
+    qCInfo(lcChannel) << "SSH session established";
     guard.session = nullptr;
     return std::unique_ptr<GuestSession>(new GuestSession(session));
 }

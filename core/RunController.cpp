@@ -40,6 +40,15 @@ bool RunController::start(const RunOptions& options)
         };
         callbacks.onStdout = [this](QByteArrayView bytes) { append(OutputStream::Stdout, bytes); };
         callbacks.onStderr = [this](QByteArrayView bytes) { append(OutputStream::Stderr, bytes); };
+        callbacks.onResult = [this](const RunResult& result) {
+            QMetaObject::invokeMethod(
+                this,
+                [this, result] {
+                    flushOutput();
+                    Q_EMIT resultReady(result);
+                },
+                Qt::QueuedConnection);
+        };
         const RunResult result = runEphemeral(*m_connection, options, callbacks, &m_cancel);
         QMetaObject::invokeMethod(
             this,

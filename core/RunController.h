@@ -47,6 +47,10 @@ public Q_SLOTS:
 Q_SIGNALS:
     void phaseChanged(sbw::RunPhase phase);
     void outputReceived(sbw::OutputStream stream, const QByteArray& bytes);
+    /// The script ended (RunCallbacks::onResult): its output is complete, the VM is being
+    /// destroyed. finished() follows.
+    void resultReady(const sbw::RunResult& result);
+    /// Everything is over, the VM and its overlay are gone.
     void finished(const sbw::RunResult& result);
 
 private:

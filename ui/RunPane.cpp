@@ -32,6 +32,7 @@ RunPane::RunPane(HypervisorConnection* connection, QWidget* parent)
 
     connect(m_controller, &RunController::phaseChanged, this, &RunPane::onPhaseChanged);
     connect(m_controller, &RunController::outputReceived, m_output, &OutputView::appendOutput);
+    connect(m_controller, &RunController::resultReady, this, &RunPane::onResultReady);
     connect(m_controller, &RunController::finished, this, &RunPane::onFinished);
     connect(m_runButton, &QPushButton::clicked, this, &RunPane::run);
     connect(m_cancelButton, &QPushButton::clicked, this, &RunPane::cancel);
@@ -229,6 +230,7 @@ bool RunPane::run()
     m_output->clearOutput();
     m_lastResult.reset();
     m_cancelling = false;
+    m_scriptResult.reset();
     if (!m_controller->start(options))
         return false;
     m_phase = RunPhase::Connecting;
@@ -261,10 +263,21 @@ void RunPane::onPhaseChanged(RunPhase phase)
     updateProgressStatus();
 }
 
+void RunPane::onResultReady(const RunResult& result)
+{
+    m_scriptResult = result;
+    updateProgressStatus();
+}
+
 void RunPane::updateProgressStatus()
 {
     if (!isRunning())
         return;
+    if (m_scriptResult) {
+        // The outcome is known; only the microVM's teardown is left.
+        setStatus(resultText(*m_scriptResult) + tr(" · destroying the microVM…"), {});
+        return;
+    }
     QString text = phaseText(m_phase);
     if (m_cancelling && m_phase != RunPhase::CleaningUp)
         text = tr("Cancelling…");

@@ -75,6 +75,7 @@ Q_SIGNALS:
 private:
     void buildLayout();
     void onPhaseChanged(sbw::RunPhase phase);
+    void onResultReady(const sbw::RunResult& result);
     void onFinished(const sbw::RunResult& result);
     void onLanguageChanged();
     void setStatus(const QString& text, const QIcon& icon);
@@ -96,6 +97,7 @@ private:
     Language m_shownLanguage = Language::Python;
     RunPhase m_phase = RunPhase::Connecting;
     bool m_cancelling = false;
+    std::optional<RunResult> m_scriptResult; ///< set from resultReady() until finished()
     QElapsedTimer m_elapsed;
     QTimer m_tick;
     std::optional<RunResult> m_lastResult;
