@@ -20,7 +20,7 @@ export PATH=$PATH:/usr/sbin:/sbin  # mkfs.ext4 for users whose PATH lacks sbin
 # The build's inputs besides the recipe: changing any of them changes the image hash.
 BUILD_FILES=(build-image.sh customize-rootfs.sh initramfs-init)  # and everything in rootfs/
 # Packages that sbw-init and customize-rootfs.sh use; every recipe must list them.
-REQUIRED_PACKAGES=(openssh-server qemu-guest-agent tini util-linux iproute2 kmod)
+REQUIRED_PACKAGES=(openssh-server qemu-guest-agent tini util-linux kmod)
 # Drivers the initramfs loads, in this order, each after its dependencies. Those built
 # into the kernel are skipped (ext4 is in linux-image-cloud-amd64).
 INITRAMFS_MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci
@@ -40,7 +40,10 @@ DPKG_OPTIONS=(
 )
 DISK_SIZE=$((4 * 1024 * 1024 * 1024))  # virtual size of rootfs.qcow2, mostly free space
 # What the host passes on the kernel command line, besides sbw.key=TYPE:BASE64.
-CMDLINE="console=ttyS0 root=/dev/vda quiet"
+# mitigations=off: everything in the guest runs as root, so the guest kernel's Spectre-class
+# mitigations protect nothing there (the host's still do); without them a TCG boot is
+# 0.3-0.8 s faster.
+CMDLINE="console=ttyS0 root=/dev/vda quiet mitigations=off"
 SSH_PORT=org.sbw.ssh.0
 AGENT_PORT=org.qemu.guest_agent.0
 
@@ -49,7 +52,7 @@ die() {
     printf 'build-image: error: %s\n' "$*" >&2
     exit 1
 }
-trap 'printf "build-image: error: \"%s\" failed (exit %s, line %s)\n" "$BASH_COMMAND" "$?" "$LINENO" >&2' ERR
+trap 'printf "build-image: error: %s failed with exit status %s (line %s); the cache is unchanged\n" "${BASH_COMMAND%% *}" "$?" "$LINENO" >&2' ERR
 
 # --- recipe -------------------------------------------------------------------------------
 recipe_arg=${1:-minimal}
@@ -68,7 +71,7 @@ done
 IFS=$' \t\n' read -r -d '' -a packages <<<"$PACKAGES" || true
 for package in "${REQUIRED_PACKAGES[@]}"; do
     [[ " ${packages[*]} " == *" $package "* ]] ||
-        die "$recipe: PACKAGES lacks $package (the guest init needs ${REQUIRED_PACKAGES[*]})"
+        die "$recipe: PACKAGES lacks $package (the guest needs ${REQUIRED_PACKAGES[*]})"
 done
 
 for tool in mmdebstrap mkfs.ext4 qemu-img cpio gzip tar sha256sum; do
