@@ -132,12 +132,15 @@ void ChannelBridge::State::onSocket(int events)
         toGuest.resize(kChunk);
         const ssize_t got = ::read(fd, toGuest.data(), size_t(kChunk));
         toGuest.resize(got > 0 ? int(got) : 0);
-        if (got == 0 || (got < 0 && errno != EAGAIN)) {
+        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
             // The socket's user (libssh) is done: end the stream so the guest sees a hang-up.
             if (virStreamFinish(stream) < 0)
                 virResetLastError();
             return close();
         }
+    }
+    // Never send an empty buffer: a zero-length stream packet means end of stream.
+    if (!toGuest.isEmpty()) {
         const int sent = virStreamSend(stream, toGuest.constData(), size_t(toGuest.size()));
         if (sent > 0)
             toGuest.remove(0, sent);

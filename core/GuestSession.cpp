@@ -14,6 +14,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// How long a blocking libssh call may wait for the guest.
+constexpr std::chrono::seconds kBlockingTimeout{60};
+
 /// How long a killed command may take to report its end before the session is given up.
 constexpr std::chrono::seconds kKillGrace{10};
 
@@ -122,6 +125,10 @@ Expected<std::unique_ptr<GuestSession>> GuestSession::connect(int fd, const Clie
     if (rc != SSH_OK)
         return makeError(QStringLiteral("SSH handshake with the guest failed: %1").arg(sshError(session)));
     ssh_set_blocking(session, 1);
+    // Blocking calls (channel open, exec request, stdin writes) give up instead of hanging
+    // when the guest stops answering.
+    long blockingTimeoutSecs = kBlockingTimeout.count();
+    ssh_options_set(session, SSH_OPTIONS_TIMEOUT, &blockingTimeoutSecs);
 
     ssh_key serverKey = nullptr;
     if (ssh_get_server_publickey(session, &serverKey) != SSH_OK)
