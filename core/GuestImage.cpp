@@ -1,5 +1,6 @@
 #include "GuestImage.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -10,11 +11,15 @@ namespace sbw {
 
 Expected<GuestImage> GuestImage::load(const QString& imagesDir, const QString& recipe)
 {
+    if (recipe.isEmpty() || recipe.contains(QLatin1Char('/')))
+        return makeError(QStringLiteral("'%1' is not an image name: give a recipe name such as "
+                                        "minimal").arg(recipe));
     const QString link = imagesDir + QLatin1Char('/') + recipe;
     QFile file(link + QLatin1String("/manifest.json"));
     if (!file.exists()) {
         return makeError(QStringLiteral("guest image '%1' is not built yet (no %2); build it with "
-                                        "packaging/guest/build-image.sh %1")
+                                        "packaging/guest/build-image.sh %1 (recipes are the "
+                                        "*.recipe files in packaging/guest/)")
                              .arg(recipe, file.fileName()));
     }
     if (!file.open(QIODevice::ReadOnly))
@@ -44,6 +49,9 @@ Expected<GuestImage> GuestImage::load(const QString& imagesDir, const QString& r
     image.agentPort =
         json.value(QLatin1String("agent_port")).toString(QStringLiteral("org.qemu.guest_agent.0"));
 
+    const QByteArray buildStamp = image.hostKey.toUtf8() + '\n' + json.value(QLatin1String("built")).toString().toUtf8();
+    image.buildId = image.hash + QLatin1Char('-')
+                    + QString::fromLatin1(QCryptographicHash::hash(buildStamp, QCryptographicHash::Sha256).toHex().left(8));
     if (image.hash.isEmpty() || image.hostKey.isEmpty() || image.cmdline.isEmpty()
         || image.diskVirtualSize <= 0)
         return makeError(QStringLiteral("%1 lacks hash, host_key, cmdline or disk_virtual_size; "

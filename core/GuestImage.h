@@ -11,7 +11,11 @@ namespace sbw {
 struct GuestImage
 {
     QString recipe;      ///< recipe name, e.g. "minimal"
-    QString hash;        ///< recipe hash, 16 hex digits: names the cache folder and pool volumes
+    QString hash;        ///< recipe hash, 16 hex digits: names the cache folder
+    /// Names this very build in the storage pool: "<hash>-<8 hex digits of sha256(host key,
+    /// build time)>". Two builds of one recipe have the same hash but different host keys, so
+    /// the pool must tell them apart.
+    QString buildId;
     QString directory;   ///< absolute path of the cache folder
     QString kernel;      ///< absolute path of the kernel (bzImage)
     QString initrd;      ///< absolute path of the initramfs

@@ -140,9 +140,9 @@ Expected<std::unique_ptr<GuestSession>> GuestSession::connect(int fd, const Clie
     ssh_string_free_char(serverBase64);
     ssh_key_free(serverKey);
     if (seen != expectedHostKey.section(QLatin1Char(' '), 0, 1))
-        return makeError(QStringLiteral("the guest's SSH host key is not the image's (%1); "
-                                        "rebuild the image")
-                             .arg(seen.left(40)));
+        return makeError(QStringLiteral("the guest's SSH host key (…%1) is not the one in the "
+                                        "image's manifest (…%2)")
+                             .arg(seen.right(12), expectedHostKey.section(QLatin1Char(' '), 1, 1).right(12)));
 
     if (ssh_userauth_publickey(session, nullptr, key.privateKey()) != SSH_AUTH_SUCCESS)
         return makeError(QStringLiteral("the guest refused the client key: %1").arg(sshError(session)));

@@ -5,6 +5,7 @@
 #include "VirtError.h"
 
 #include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
 
 namespace sbw {
 namespace {
@@ -80,8 +81,11 @@ Expected<void> HypervisorConnection::ensureOpen()
     const QByteArray uri = m_uri.toUtf8();
     virConnectPtr conn = virConnectOpen(uri.constData());
     if (!conn) {
-        return makeError(QStringLiteral("cannot connect to libvirt at %1: %2 (is libvirtd running?)")
-                             .arg(m_uri, lastVirtErrorMessage()));
+        const virErrorPtr error = virGetLastError();
+        const bool unreachable = error && error->code == VIR_ERR_SYSTEM_ERROR;
+        return makeError(QStringLiteral("cannot connect to libvirt at %1: %2%3")
+                             .arg(m_uri, lastVirtErrorMessage(),
+                                  unreachable ? QStringLiteral(" (is libvirtd running?)") : QString()));
     }
     m_conn = conn;
     if (virConnectSetKeepAlive(m_conn, 5, 3) < 0)

@@ -180,8 +180,8 @@ Expected<QString> StoragePool::upload(const QString& volume, const QString& file
 
 Expected<StagedImage> StoragePool::stage(const GuestImage& image)
 {
-    const QString prefix = image.hash + QLatin1Char('-');
-    const QString marker = image.hash + QLatin1String(".staged");
+    const QString prefix = image.buildId + QLatin1Char('-');
+    const QString marker = image.buildId + QLatin1String(".staged");
     const QString kernelName = prefix + QLatin1String("vmlinuz");
     const QString initrdName = prefix + QLatin1String("initrd.img");
     const QString diskName = prefix + QLatin1String("base.") + image.diskFormat;
@@ -206,7 +206,7 @@ Expected<StagedImage> StoragePool::stage(const GuestImage& image)
             return staged;
     }
 
-    qCInfo(lcVirt) << "staging guest image" << image.recipe << image.hash << "into the pool";
+    qCInfo(lcVirt) << "staging guest image" << image.recipe << image.buildId << "into the pool";
     auto kernel = upload(kernelName, image.kernel);
     if (!kernel)
         return kernel.error();
@@ -218,7 +218,7 @@ Expected<StagedImage> StoragePool::stage(const GuestImage& image)
         return disk.error();
     const QByteArray markerXml = volumeXml(marker, 0, QStringLiteral("raw")).toUtf8();
     if (!VolPtr(virStorageVolCreateXML(pool.get(), markerXml.constData(), 0)))
-        return virtError(QStringLiteral("cannot mark image %1 as staged").arg(image.hash));
+        return virtError(QStringLiteral("cannot mark image %1 as staged").arg(image.buildId));
     staged.kernel = kernel.value();
     staged.initrd = initrd.value();
     staged.disk = disk.value();

@@ -35,9 +35,10 @@ public:
     /// Looks the pool up, defining, building and starting it (autostart on) when needed.
     static Expected<StoragePool> open(virConnectPtr conn, bool systemConnection);
 
-    /// Uploads the image's kernel, initramfs and disk as volumes "<hash>-vmlinuz",
-    /// "<hash>-initrd.img" and "<hash>-base.qcow2" unless a completed upload is there (marked by
-    /// the volume "<hash>.staged", written last). Returns their paths.
+    /// Uploads the image's kernel, initramfs and disk as volumes "<buildId>-vmlinuz",
+    /// "<buildId>-initrd.img" and "<buildId>-base.qcow2" unless a completed upload of this very
+    /// build is there (marked by the volume "<buildId>.staged", written last). Returns their
+    /// paths.
     Expected<StagedImage> stage(const GuestImage& image);
 
     /// Creates the qcow2 overlay volume `name` on `base` (same virtual size). Returns its path.

@@ -11,5 +11,6 @@ echo "==> starting the workbench"
 if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
     exec "${gui[@]}"
 fi
-echo "    (no display found: running on a virtual X server)"
+echo "    no display found: the window runs on a virtual X server, where nobody sees it;"
+echo "    the run is logged in \${XDG_STATE_HOME:-~/.local/state}/sandbox-workbench/log/. Ctrl-C quits."
 exec xvfb-run -a -s "-screen 0 1280x800x24" "${gui[@]}"

@@ -15,9 +15,16 @@ std::atomic_bool* g_cancel = nullptr;
 
 void onSignal(int)
 {
+    // First signal: cancel, the microVM is destroyed as usual. A third one abandons the
+    // clean-up (libvirt still destroys the domain when this process goes; its disk is removed
+    // by a later run).
     static std::atomic_int count{0};
-    if (++count > 1)
+    const int n = ++count;
+    if (n >= 3)
         _exit(130);
+    static const char note[] = "sbw: cancelling; destroying the microVM (Ctrl-C twice more to abandon it)\n";
+    if (n == 1)
+        (void)!::write(STDERR_FILENO, note, sizeof note - 1);
     if (g_cancel)
         g_cancel->store(true);
 }

@@ -12,7 +12,7 @@ class RunController;
 /// `sbw run`: runs one script through a RunController, writes the guest's stdout and stderr to
 /// this process's stdout and stderr as they arrive, and quits the event loop with
 /// RunResult::cliExitCode(). SIGINT/SIGTERM cancel the run (the VM is still destroyed); a
-/// second SIGINT exits at once and leaves the domain to libvirt's AUTODESTROY.
+/// third one exits at once and leaves the domain to libvirt's AUTODESTROY.
 class CliRun : public QObject
 {
     Q_OBJECT

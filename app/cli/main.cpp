@@ -35,8 +35,10 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
     parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Script to run ('-' for stdin)."));
     const QCommandLineOption code({QStringLiteral("c"), QStringLiteral("code")},
                                   QStringLiteral("Run CODE instead of a file."), QStringLiteral("CODE"));
-    const QCommandLineOption lang(QStringLiteral("lang"), QStringLiteral("python (default) or sh."),
-                                  QStringLiteral("LANG"), QStringLiteral("python"));
+    const QCommandLineOption lang(QStringLiteral("lang"),
+                                  QStringLiteral("python or sh (default: sh for FILE ending in .sh, "
+                                                 "else python)."),
+                                  QStringLiteral("LANG"));
     const QCommandLineOption timeout(QStringLiteral("timeout"),
                                      QStringLiteral("Kill the script after S seconds (default 60, 0 = none)."),
                                      QStringLiteral("S"), QStringLiteral("60"));
@@ -53,12 +55,24 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
     const QCommandLineOption verbose({QStringLiteral("v"), QStringLiteral("verbose")},
                                      QStringLiteral("Print phases and timings to stderr."));
     parser.addOptions({code, lang, timeout, memory, vcpus, image, connectUri, verbose});
-    parser.process(arguments);
+    if (!parser.parse(arguments))
+        return fail(parser.errorText() + QStringLiteral(" (see sbw run --help)"), kUsageError);
+    if (parser.isSet(QStringLiteral("help"))) {
+        QString help = parser.helpText();
+        help.replace(QCoreApplication::arguments().constFirst(), QStringLiteral("sbw run"));
+        std::fputs(qPrintable(help), stdout);
+        return 0;
+    }
 
     sbw::RunOptions options;
-    const auto language = sbw::parseLanguage(parser.value(lang));
+    const QString file = parser.positionalArguments().value(0);
+    const QString languageName = parser.isSet(lang) ? parser.value(lang)
+                                 : file.endsWith(QLatin1String(".sh"))
+                                     ? QStringLiteral("sh")
+                                     : QStringLiteral("python");
+    const auto language = sbw::parseLanguage(languageName);
     if (!language)
-        return fail(QStringLiteral("unknown language '%1' (python or sh)").arg(parser.value(lang)), kUsageError);
+        return fail(QStringLiteral("unknown language '%1' (python or sh)").arg(languageName), kUsageError);
     options.language = *language;
     bool ok = false;
     options.timeout = std::chrono::seconds(parser.value(timeout).toInt(&ok));
