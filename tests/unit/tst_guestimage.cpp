@@ -53,6 +53,24 @@ private Q_SLOTS:
         QCOMPARE(image->diskVirtualSize, Q_INT64_C(4294967296));
         QCOMPARE(image->hostKey, QStringLiteral("ssh-ed25519 AAAAkey"));
         QCOMPARE(image->sshPort, QStringLiteral("org.sbw.ssh.0"));
+        QVERIFY(image->buildId.startsWith(QLatin1String("0123456789abcdef-")));
+        QCOMPARE(image->buildId.size(), 16 + 1 + 8);
+
+        // A rebuild of the same recipe has the same hash but a new host key: another build id,
+        // so the storage pool never serves the old build's disk.
+        write(QStringLiteral("0123456789abcdef/manifest.json"), manifest("ssh-ed25519 AAAAother"));
+        auto rebuilt = sbw::GuestImage::load(m_dir.path(), QStringLiteral("minimal"));
+        QVERIFY(rebuilt.ok());
+        QCOMPARE(rebuilt->hash, image->hash);
+        QVERIFY(rebuilt->buildId != image->buildId);
+        write(QStringLiteral("0123456789abcdef/manifest.json"), manifest());
+    }
+
+    void pathsAreNotImageNames()
+    {
+        auto image = sbw::GuestImage::load(m_dir.path(), QStringLiteral("/tmp/x.recipe"));
+        QVERIFY(!image);
+        QVERIFY2(image.error().message.contains(QLatin1String("is not an image name")), qPrintable(image.error().message));
     }
 
     void missingFileIsReported()
