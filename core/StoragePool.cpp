@@ -140,7 +140,6 @@ QStringList StoragePool::volumeNames(const QString& prefix) const
     PoolPtr pool = lookupPool(m_conn);
     if (!pool)
         return names;
-    virStoragePoolRefresh(pool.get(), 0);
     virStorageVolPtr* volumes = nullptr;
     const int count = virStoragePoolListAllVolumes(pool.get(), &volumes, 0);
     for (int i = 0; i < count; ++i) {
@@ -192,7 +191,6 @@ Expected<StagedImage> StoragePool::stage(const GuestImage& image)
     PoolPtr pool = lookupPool(m_conn);
     if (!pool)
         return virtError(QStringLiteral("storage pool %1 is missing").arg(QLatin1String(kName)));
-    virStoragePoolRefresh(pool.get(), 0);
     if (hasVolume(marker)) {
         const auto pathOf = [&](const QString& name) {
             const QByteArray utf8 = name.toUtf8();

@@ -32,7 +32,8 @@ class StoragePool
 public:
     static constexpr char kName[] = "sandbox-workbench";
 
-    /// Looks the pool up, defining, building and starting it (autostart on) when needed.
+    /// Looks the pool up, defining, building and starting it (autostart on) when needed, and
+    /// refreshes its volume list once (the other calls trust libvirt's list from then on).
     static Expected<StoragePool> open(virConnectPtr conn, bool systemConnection);
 
     /// Uploads the image's kernel, initramfs and disk as volumes "<buildId>-vmlinuz",
