@@ -32,10 +32,24 @@ void writeMetadata(QXmlStreamWriter& xml, const DomainSpec& spec)
     xml.writeStartElement(ns, QStringLiteral("image"));
     xml.writeAttribute(QStringLiteral("recipe"), spec.imageRecipe);
     xml.writeAttribute(QStringLiteral("hash"), spec.imageHash);
+    if (spec.kind == DomainSpec::Kind::Workspace)
+        xml.writeAttribute(QStringLiteral("build-id"), spec.imageBuildId);
     xml.writeEndElement();
     xml.writeTextElement(ns, QStringLiteral("created"),
                          spec.created.toUTC().toString(Qt::ISODateWithMs));
     xml.writeTextElement(ns, QStringLiteral("overlay"), spec.disk);
+    if (spec.kind == DomainSpec::Kind::Workspace) {
+        xml.writeTextElement(ns, QStringLiteral("name"), spec.workspaceName);
+        xml.writeEmptyElement(ns, QStringLiteral("ssh"));
+        xml.writeAttribute(QStringLiteral("port"), spec.sshPort);
+        xml.writeAttribute(QStringLiteral("host-key"), spec.hostKey);
+        xml.writeEmptyElement(ns, QStringLiteral("settings"));
+        xml.writeAttribute(QStringLiteral("vcpus"), QString::number(spec.vcpus));
+        xml.writeAttribute(QStringLiteral("memory-mib"), QString::number(spec.memoryMiB));
+        xml.writeAttribute(QStringLiteral("disk-gib"), QString::number(spec.diskGiB));
+        xml.writeAttribute(QStringLiteral("network"),
+                           spec.natNetwork ? QStringLiteral("nat") : QStringLiteral("none"));
+    }
     xml.writeEndElement();
     xml.writeEndElement();
 }
@@ -72,6 +86,16 @@ void writeDevices(QXmlStreamWriter& xml, const DomainSpec& spec)
 
     writeChannel(xml, spec.agentPort);
     writeChannel(xml, spec.sshPort);
+
+    if (spec.natNetwork) {
+        xml.writeStartElement(QStringLiteral("interface"));
+        xml.writeAttribute(QStringLiteral("type"), QStringLiteral("network"));
+        xml.writeEmptyElement(QStringLiteral("source"));
+        xml.writeAttribute(QStringLiteral("network"), QStringLiteral("default"));
+        xml.writeEmptyElement(QStringLiteral("model"));
+        xml.writeAttribute(QStringLiteral("type"), QStringLiteral("virtio"));
+        xml.writeEndElement();
+    }
 
     xml.writeEmptyElement(QStringLiteral("controller"));
     xml.writeAttribute(QStringLiteral("type"), QStringLiteral("usb"));
@@ -116,6 +140,14 @@ QString domainXml(const DomainSpec& spec)
     xml.writeCharacters(QString::number(spec.memoryMiB));
     xml.writeEndElement();
     writeTextElement(xml, "vcpu", QString::number(spec.vcpus));
+    if (spec.cpuSharePercent > 0) {
+        // global_* bounds the vCPU threads together; plain <quota> would be per vCPU.
+        constexpr int kPeriodUs = 100000;
+        xml.writeStartElement(QStringLiteral("cputune"));
+        writeTextElement(xml, "global_period", QString::number(kPeriodUs));
+        writeTextElement(xml, "global_quota", QString::number(qint64(kPeriodUs) * spec.cpuSharePercent / 100));
+        xml.writeEndElement();
+    }
 
     xml.writeStartElement(QStringLiteral("os"));
     xml.writeStartElement(QStringLiteral("type"));

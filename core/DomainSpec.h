@@ -26,6 +26,9 @@ struct DomainSpec
     int memoryMiB = 512;    ///< guest RAM in MiB
     int vcpus = 1;
     int tbCacheMiB = 64;    ///< TCG translation cache bound in MiB (TCG only)
+    /// CPU share in percent of one host core for all vCPUs together (cputune global_quota per
+    /// 100 ms global_period, enforced by the host's cgroup); 0 = unlimited.
+    int cpuSharePercent = 0;
     QString kernel;         ///< path of the kernel as QEMU sees it
     QString initrd;         ///< path of the initramfs as QEMU sees it
     QString cmdline;        ///< full kernel command line
@@ -35,12 +38,21 @@ struct DomainSpec
     QString imageRecipe;    ///< recorded in metadata
     QString imageHash;      ///< recorded in metadata
     QDateTime created;      ///< recorded in metadata (UTC)
+
+    // Workspaces only (Kind::Workspace): the persistent flavour, defined with virDomainDefineXML.
+    QString workspaceName;  ///< the user's name, recorded in metadata
+    QString imageBuildId;   ///< GuestImage::buildId, recorded in metadata
+    int diskGiB = 0;        ///< overlay virtual size, recorded in metadata
+    QString hostKey;        ///< the guest sshd's public host key, recorded in metadata
+    bool natNetwork = false; ///< a virtio NIC on libvirt's network "default" (NAT)
 };
 
 /// Writes the domain XML: q35, direct kernel boot, virtio-blk overlay, serial console on a PTY,
 /// qemu-ga and SSH virtio-serial channels (unix sockets, paths chosen by libvirt), virtio
-/// balloon with 1 s statistics, no network interface, no USB or graphics, the TCG
-/// translation-cache bound for TCG domains, and the workbench's <metadata>.
+/// balloon with 1 s statistics, no network interface (unless natNetwork), no USB or graphics,
+/// the TCG translation-cache bound for TCG domains, and the workbench's <metadata>. Workspace
+/// metadata also has <name>, the image's build-id attribute, <ssh port host-key> and
+/// <settings vcpus memory-mib disk-gib network>.
 QString domainXml(const DomainSpec& spec);
 
 /// "ephemeral" / "workspace", as stored in metadata.

@@ -5,6 +5,8 @@
 
 #include <QElapsedTimer>
 
+#include <thread>
+
 namespace sbw {
 namespace {
 
@@ -15,6 +17,35 @@ QByteArray launchCommand(Language language)
     if (language == Language::Python)
         return prepare + "cat > main.py && exec python3 -u main.py";
     return prepare + "cat > main.sh && exec sh main.sh";
+}
+
+/// The script's timeout under RunOptions::timeout and what is left of RunOptions::lifetime.
+struct ScriptLimits
+{
+    std::chrono::milliseconds timeout{0}; ///< for ExecRequest; 0 = none
+    bool lifetimeBinds = false;           ///< the lifetime, not the timeout, sets it
+    bool lifetimeOver = false;            ///< nothing left: do not start the script
+};
+
+ScriptLimits scriptLimits(const RunOptions& options, std::chrono::milliseconds elapsed)
+{
+    ScriptLimits limits;
+    limits.timeout = options.timeout;
+    if (options.lifetime.count() <= 0)
+        return limits;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(options.lifetime) - elapsed;
+    limits.lifetimeOver = left.count() <= 0;
+    if (options.timeout.count() == 0 || left < limits.timeout) {
+        limits.timeout = left;
+        limits.lifetimeBinds = true;
+    }
+    return limits;
+}
+
+QString lifetimeNote(const RunOptions& options)
+{
+    return QStringLiteral("the session lifetime of %1 s ran out; the script was killed")
+        .arg(options.lifetime.count());
 }
 
 } // namespace
@@ -52,6 +83,19 @@ QString phaseName(RunPhase phase)
     return {};
 }
 
+QString limitName(RunLimit limit)
+{
+    switch (limit) {
+    case RunLimit::Timeout:
+        return QStringLiteral("timeout");
+    case RunLimit::Lifetime:
+        return QStringLiteral("lifetime");
+    case RunLimit::OutputCap:
+        return QStringLiteral("output cap");
+    }
+    return {};
+}
+
 int RunResult::cliExitCode() const
 {
     if (!error.isEmpty())
@@ -71,6 +115,8 @@ QString RunResult::summary() const
         return error;
     if (cancelled)
         return QStringLiteral("cancelled");
+    if (!limitNote.isEmpty())
+        return limitNote;
     if (timedOut)
         return QStringLiteral("timed out after %1 ms and killed").arg(wallMs);
     if (signal)
@@ -128,25 +174,57 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
     result.bootMs = boot.elapsed();
 
     phase(RunPhase::Running);
+    const ScriptLimits limits = scriptLimits(options, std::chrono::milliseconds(total.elapsed()));
+    if (limits.lifetimeOver) {
+        result.timedOut = true;
+        result.limit = RunLimit::Lifetime;
+        result.limitNote = lifetimeNote(options);
+        destroy();
+        return finish({});
+    }
+    // The session watches one cancel flag: ours, raised by the caller's flag or the output cap.
+    std::atomic_bool stop{false};
+    std::atomic_bool execDone{false};
+    std::thread relay;
+    if (cancel)
+        relay = std::thread([&] {
+            while (!execDone && !*cancel)
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            if (*cancel)
+                stop = true;
+        });
+    const auto keep = [&](QByteArray& kept, QByteArrayView bytes, const char* stream,
+                          const std::function<void(QByteArrayView)>& forward) {
+        const qint64 cap = options.outputCapBytes;
+        if (cap > 0 && kept.size() + bytes.size() > cap) {
+            bytes = bytes.first(std::max<qsizetype>(cap - kept.size(), 0));
+            if (!result.limit) {
+                result.limit = RunLimit::OutputCap;
+                result.limitNote = QStringLiteral("%1 passed the output cap of %2 bytes; the rest "
+                                                  "was dropped and the script killed")
+                                       .arg(QLatin1String(stream))
+                                       .arg(cap);
+            }
+            stop = true;
+        }
+        kept.append(bytes);
+        if (forward && !bytes.isEmpty())
+            forward(bytes);
+    };
     ExecRequest request;
     request.command = launchCommand(options.language);
     request.stdinData = options.code;
-    request.timeout = options.timeout;
-    request.cancel = cancel;
-    request.onStdout = [&](QByteArrayView bytes) {
-        result.stdoutData.append(bytes);
-        if (callbacks.onStdout)
-            callbacks.onStdout(bytes);
-    };
-    request.onStderr = [&](QByteArrayView bytes) {
-        result.stderrData.append(bytes);
-        if (callbacks.onStderr)
-            callbacks.onStderr(bytes);
-    };
+    request.timeout = limits.timeout;
+    request.cancel = &stop;
+    request.onStdout = [&](QByteArrayView bytes) { keep(result.stdoutData, bytes, "stdout", callbacks.onStdout); };
+    request.onStderr = [&](QByteArrayView bytes) { keep(result.stderrData, bytes, "stderr", callbacks.onStderr); };
     QElapsedTimer wall;
     wall.start();
     auto status = sandbox->session().exec(request);
     result.wallMs = wall.elapsed();
+    execDone = true;
+    if (relay.joinable())
+        relay.join();
     if (!status) {
         destroy();
         return finish(status.error().message);
@@ -154,7 +232,12 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
     result.exitStatus = status->exitStatus;
     result.signal = status->signal;
     result.timedOut = status->timedOut;
-    result.cancelled = status->cancelled;
+    result.cancelled = status->cancelled && cancelled();
+    if (status->timedOut) {
+        result.limit = limits.lifetimeBinds ? RunLimit::Lifetime : RunLimit::Timeout;
+        if (limits.lifetimeBinds)
+            result.limitNote = lifetimeNote(options);
+    }
     result.totalMs = total.elapsed();
     if (callbacks.onResult)
         callbacks.onResult(result);

@@ -30,6 +30,12 @@ struct RunOptions
     Language language = Language::Python;
     QByteArray code;                       ///< the script, bytes as given
     std::chrono::seconds timeout{60};      ///< script wall-clock limit; 0 = none
+    /// Wall-clock limit of the whole run from the runEphemeral() call to the script's end, boot
+    /// included (the script gets what is left); 0 = none.
+    std::chrono::seconds lifetime{0};
+    /// Bytes kept per stream; when stdout or stderr passes it, the rest is dropped and the
+    /// script killed. 0 = none.
+    qint64 outputCapBytes = 0;
     SandboxOptions sandbox;                ///< image, memory (MiB), vCPUs, readiness deadline
 };
 
@@ -45,6 +51,16 @@ enum class RunPhase
 };
 QString phaseName(RunPhase phase);
 
+/// A limit that ended a script.
+enum class RunLimit
+{
+    Timeout,  ///< RunOptions::timeout
+    Lifetime, ///< RunOptions::lifetime
+    OutputCap ///< RunOptions::outputCapBytes
+};
+/// "timeout", "lifetime", "output cap" (for logs and panes).
+QString limitName(RunLimit limit);
+
 /// Outcome of an ephemeral run.
 struct RunResult
 {
@@ -55,6 +71,10 @@ struct RunResult
     bool timedOut = false;         ///< the timeout expired and the script was killed
     bool cancelled = false;        ///< cancelled by the user
     QString error;                 ///< non-empty when the workbench failed (no script result)
+    std::optional<RunLimit> limit; ///< set when a limit ended the script
+    /// For Lifetime and OutputCap: what happened, e.g. "stdout passed the output cap of 1048576
+    /// bytes; the rest was dropped and the script killed".
+    QString limitNote;
     QString domainName;            ///< the libvirt domain used, for logs
     qint64 bootMs = 0;             ///< domain start → SSH session ready
     qint64 wallMs = 0;             ///< script start → script end
@@ -67,7 +87,7 @@ struct RunResult
     static constexpr int kWorkbenchError = 125;
 
     /// One line for a status bar: "exit status 3", "killed by signal 9 (KILL)", "timed out
-    /// after 2 s", "cancelled", or the error.
+    /// after 2 s", "cancelled", the limitNote, or the error.
     QString summary() const;
 };
 

@@ -2,10 +2,14 @@
 
 #include "ClientKey.h"
 #include "Logging.h"
+#include "SessionLoop.h"
+#include "SftpClient.h"
+#include "ShellChannel.h"
 
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
 
+#include <future>
 #include <poll.h>
 #include <unistd.h>
 
@@ -30,40 +34,6 @@ constexpr std::pair<const char*, int> kSignals[] = {
     {"SYS", 31},
 };
 
-/// Per-exec state shared with libssh's channel callbacks.
-struct ChannelState
-{
-    const ExecRequest* request = nullptr;
-    ExecStatus status;
-    bool closed = false;
-};
-
-int onData(ssh_session, ssh_channel, void* data, uint32_t len, int isStderr, void* userdata)
-{
-    auto* state = static_cast<ChannelState*>(userdata);
-    const QByteArrayView bytes(static_cast<const char*>(data), qsizetype(len));
-    const auto& sink = isStderr ? state->request->onStderr : state->request->onStdout;
-    if (sink)
-        sink(bytes);
-    return int(len);
-}
-
-void onExitStatus(ssh_session, ssh_channel, int exitStatus, void* userdata)
-{
-    static_cast<ChannelState*>(userdata)->status.exitStatus = exitStatus;
-}
-
-void onExitSignal(ssh_session, ssh_channel, const char* signal, int, const char*, const char*,
-                  void* userdata)
-{
-    static_cast<ChannelState*>(userdata)->status.signal = signalNumber(QByteArray(signal));
-}
-
-void onClose(ssh_session, ssh_channel, void* userdata)
-{
-    static_cast<ChannelState*>(userdata)->closed = true;
-}
-
 QString sshError(ssh_session session)
 {
     return QString::fromUtf8(ssh_get_error(session));
@@ -77,6 +47,150 @@ struct SessionGuard
         if (session)
             ssh_free(session);
     }
+};
+
+/// One command on its own channel, stepped by the session's I/O thread: open, exec request,
+/// stdin within the peer's window, EOF, then output until the channel closes.
+class ExecJob : public SessionLoop::Job
+{
+public:
+    ExecJob(ExecRequest request, QByteArray pidFile, std::function<void(const QByteArray&)> kill,
+            std::function<void(Expected<ExecStatus>)> done)
+        : m_request(std::move(request)), m_pidFile(std::move(pidFile)), m_kill(std::move(kill)),
+          m_done(std::move(done))
+    {
+        m_command = "echo $$ >" + m_pidFile + "; " + m_request.command;
+        m_callbacks.userdata = this;
+        m_callbacks.channel_data_function = onData;
+        m_callbacks.channel_exit_status_function = onExitStatus;
+        m_callbacks.channel_exit_signal_function = onExitSignal;
+        m_callbacks.channel_close_function = onClose;
+        ssh_callbacks_init(&m_callbacks);
+    }
+
+    Step step(ssh_session session) override
+    {
+        switch (m_phase) {
+        case Phase::Open:
+            if (!m_channel && !(m_channel = ssh_channel_new(session)))
+                return finish(makeError(QStringLiteral("cannot open an SSH channel: %1").arg(sshError(session))));
+            if (const int rc = ssh_channel_open_session(m_channel); rc == SSH_AGAIN)
+                return Step::Wait;
+            else if (rc != SSH_OK)
+                return finish(makeError(QStringLiteral("cannot open an SSH channel: %1").arg(sshError(session))));
+            ssh_set_channel_callbacks(m_channel, &m_callbacks);
+            m_phase = Phase::Request;
+            [[fallthrough]];
+        case Phase::Request:
+            if (const int rc = ssh_channel_request_exec(m_channel, m_command.constData()); rc == SSH_AGAIN)
+                return Step::Wait;
+            else if (rc != SSH_OK)
+                return finish(makeError(QStringLiteral("the guest refused to run the command: %1").arg(sshError(session))));
+            m_started = Clock::now();
+            m_phase = Phase::Input;
+            [[fallthrough]];
+        case Phase::Input:
+            while (m_written < m_request.stdinData.size() && !m_closed && !m_killedAt) {
+                const qsizetype chunk = std::min<qsizetype>(m_request.stdinData.size() - m_written,
+                                                            ssh_channel_window_size(m_channel));
+                const int sent = chunk > 0 ? ssh_channel_write(m_channel, m_request.stdinData.constData() + m_written,
+                                                               uint32_t(chunk))
+                                           : 0;
+                if (sent == SSH_ERROR)
+                    return finish(makeError(QStringLiteral("writing the command's input failed: %1").arg(sshError(session))));
+                if (sent <= 0)
+                    return checkDeadline();
+                m_written += sent;
+            }
+            ssh_channel_send_eof(m_channel);
+            m_phase = Phase::Running;
+            [[fallthrough]];
+        case Phase::Running:
+            if (m_closed) {
+                ssh_channel_close(m_channel);
+                return finish(m_status);
+            }
+            return checkDeadline();
+        }
+        return Step::Wait;
+    }
+
+    void fail(const QString& reason) override { finish(makeError(reason)); }
+
+private:
+    enum class Phase { Open, Request, Input, Running };
+
+    /// Kills the command's session once its timeout expired or it was cancelled, and gives up
+    /// when the guest does not report its end after that.
+    Step checkDeadline()
+    {
+        if (m_killedAt) {
+            if (Clock::now() - *m_killedAt > kKillGrace)
+                return finish(makeError(QStringLiteral("the guest did not end a killed command")));
+            return Step::Wait;
+        }
+        if (m_request.timeout.count() > 0 && Clock::now() - m_started >= m_request.timeout)
+            m_status.timedOut = true;
+        else if (m_request.cancel && *m_request.cancel)
+            m_status.cancelled = true;
+        else
+            return Step::Wait;
+        m_killedAt = Clock::now();
+        m_kill(m_pidFile);
+        return Step::Wait;
+    }
+
+    Step finish(Expected<ExecStatus> result)
+    {
+        if (m_channel) {
+            ssh_remove_channel_callbacks(m_channel, &m_callbacks);
+            ssh_channel_free(m_channel);
+            m_channel = nullptr;
+        }
+        if (m_done)
+            std::exchange(m_done, nullptr)(std::move(result));
+        return Step::Done;
+    }
+
+    static int onData(ssh_session, ssh_channel, void* data, uint32_t len, int isStderr, void* userdata)
+    {
+        auto* job = static_cast<ExecJob*>(userdata);
+        const QByteArrayView bytes(static_cast<const char*>(data), qsizetype(len));
+        const auto& sink = isStderr ? job->m_request.onStderr : job->m_request.onStdout;
+        if (sink)
+            sink(bytes);
+        return int(len);
+    }
+
+    static void onExitStatus(ssh_session, ssh_channel, int exitStatus, void* userdata)
+    {
+        static_cast<ExecJob*>(userdata)->m_status.exitStatus = exitStatus;
+    }
+
+    static void onExitSignal(ssh_session, ssh_channel, const char* signal, int, const char*,
+                             const char*, void* userdata)
+    {
+        static_cast<ExecJob*>(userdata)->m_status.signal = signalNumber(QByteArray(signal));
+    }
+
+    static void onClose(ssh_session, ssh_channel, void* userdata)
+    {
+        static_cast<ExecJob*>(userdata)->m_closed = true;
+    }
+
+    ExecRequest m_request;
+    QByteArray m_pidFile;
+    QByteArray m_command;
+    std::function<void(const QByteArray&)> m_kill;
+    std::function<void(Expected<ExecStatus>)> m_done;
+    ssh_channel_callbacks_struct m_callbacks{};
+    ssh_channel m_channel = nullptr;
+    Phase m_phase = Phase::Open;
+    qsizetype m_written = 0;
+    Clock::time_point m_started;
+    std::optional<Clock::time_point> m_killedAt;
+    ExecStatus m_status;
+    bool m_closed = false;
 };
 
 } // namespace
@@ -148,93 +262,51 @@ Expected<std::unique_ptr<GuestSession>> GuestSession::connect(int fd, const Clie
         return makeError(QStringLiteral("the guest refused the client key: %1").arg(sshError(session)));
     qCInfo(lcChannel) << "SSH session established";
     guard.session = nullptr;
-    return std::unique_ptr<GuestSession>(new GuestSession(session));
+    return std::unique_ptr<GuestSession>(new GuestSession(std::make_shared<SessionLoop>(session)));
 }
+
+GuestSession::GuestSession(std::shared_ptr<SessionLoop> loop) : m_loop(std::move(loop)) {}
 
 GuestSession::~GuestSession()
 {
-    ssh_disconnect(m_session);
-    ssh_free(m_session);
+    // Shells and SFTP clients may outlive the session object; they see it end here.
+    m_loop->stop();
 }
 
 Expected<ExecStatus> GuestSession::exec(const ExecRequest& request)
 {
-    std::lock_guard lock(m_mutex);
-    return execLocked(request);
+    Q_ASSERT(!m_loop->onLoopThread());
+    std::promise<Expected<ExecStatus>> result;
+    startExec(request, [&result](Expected<ExecStatus> status) { result.set_value(std::move(status)); });
+    return result.get_future().get();
 }
 
-Expected<ExecStatus> GuestSession::execLocked(const ExecRequest& request)
+void GuestSession::startExec(ExecRequest request, std::function<void(Expected<ExecStatus>)> done)
 {
     const QByteArray pidFile = "/run/sbw-exec-" + QByteArray::number(m_nextExecId++) + ".pid";
-    const QByteArray command = "echo $$ >" + pidFile + "; " + request.command;
-
-    ssh_channel channel = ssh_channel_new(m_session);
-    if (!channel)
-        return makeError(QStringLiteral("cannot open an SSH channel: %1").arg(sshError(m_session)));
-    ChannelState state;
-    state.request = &request;
-    ssh_channel_callbacks_struct callbacks{};
-    callbacks.userdata = &state;
-    callbacks.channel_data_function = onData;
-    callbacks.channel_exit_status_function = onExitStatus;
-    callbacks.channel_exit_signal_function = onExitSignal;
-    callbacks.channel_close_function = onClose;
-    ssh_callbacks_init(&callbacks);
-    const auto freeChannel = qScopeGuard([&] {
-        ssh_remove_channel_callbacks(channel, &callbacks);
-        ssh_channel_free(channel);
-    });
-
-    if (ssh_channel_open_session(channel) != SSH_OK)
-        return makeError(QStringLiteral("cannot open an SSH channel: %1").arg(sshError(m_session)));
-    ssh_set_channel_callbacks(channel, &callbacks);
-    if (ssh_channel_request_exec(channel, command.constData()) != SSH_OK)
-        return makeError(QStringLiteral("the guest refused to run the command: %1").arg(sshError(m_session)));
-    if (!request.stdinData.isEmpty()
-        && ssh_channel_write(channel, request.stdinData.constData(), uint32_t(request.stdinData.size()))
-               == SSH_ERROR)
-        return makeError(QStringLiteral("writing the command's input failed: %1").arg(sshError(m_session)));
-    ssh_channel_send_eof(channel);
-
-    const auto started = Clock::now();
-    ssh_event event = ssh_event_new();
-    ssh_event_add_session(event, m_session);
-    const auto freeEvent = qScopeGuard([&] {
-        ssh_event_remove_session(event, m_session);
-        ssh_event_free(event);
-    });
-    std::optional<Clock::time_point> killedAt;
-    while (!state.closed) {
-        if (ssh_event_dopoll(event, 100) == SSH_ERROR || !ssh_is_connected(m_session))
-            return makeError(QStringLiteral("the connection to the guest broke: %1").arg(sshError(m_session)));
-        if (killedAt) {
-            if (Clock::now() - *killedAt > kKillGrace)
-                return makeError(QStringLiteral("the guest did not end a killed command"));
-            continue;
-        }
-        if (request.timeout.count() > 0 && Clock::now() - started >= request.timeout)
-            state.status.timedOut = true;
-        else if (request.cancel && *request.cancel)
-            state.status.cancelled = true;
-        else
-            continue;
-        killedAt = Clock::now();
-        ssh_event_remove_session(event, m_session); // the kill command polls the session itself
-        killSession(pidFile);
-        ssh_event_add_session(event, m_session);
-    }
-    ssh_channel_close(channel);
-    return state.status;
+    // On timeout or cancel: every process of the command's session (sshd made the shell a
+    // session leader), on a second channel.
+    auto kill = [this](const QByteArray& pidFile) {
+        ExecRequest kill;
+        kill.command = "pkill -KILL -s \"$(cat " + pidFile + ")\"; rm -f " + pidFile;
+        kill.timeout = std::chrono::seconds(10);
+        startExec(kill, [](const Expected<ExecStatus>& status) {
+            if (!status)
+                qCWarning(lcChannel) << "cannot kill a timed-out command:" << status.error().message;
+        });
+    };
+    m_loop->add(std::make_shared<ExecJob>(std::move(request), pidFile, std::move(kill), std::move(done)));
 }
 
-void GuestSession::killSession(const QByteArray& pidFile)
+std::unique_ptr<ShellChannel> GuestSession::openShell(int cols, int rows, const QByteArray& term)
 {
-    ExecRequest kill;
-    // Every process of the command's session (sshd made the shell a session leader).
-    kill.command = "pkill -KILL -s \"$(cat " + pidFile + ")\"; rm -f " + pidFile;
-    kill.timeout = std::chrono::seconds(10);
-    if (auto status = execLocked(kill); !status)
-        qCWarning(lcChannel) << "cannot kill a timed-out command:" << status.error().message;
+    return std::unique_ptr<ShellChannel>(new ShellChannel(m_loop, cols, rows, term));
+}
+
+Expected<std::unique_ptr<SftpClient>> GuestSession::openSftp()
+{
+    Q_ASSERT(!m_loop->onLoopThread());
+    return SftpClient::open(m_loop);
 }
 
 } // namespace sbw

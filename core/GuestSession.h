@@ -9,14 +9,14 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
-
-struct ssh_session_struct;
 
 namespace sbw {
 
 class ClientKey;
+class SessionLoop;
+class SftpClient;
+class ShellChannel;
 
 /// One command to run in the guest through the SSH session.
 struct ExecRequest
@@ -28,8 +28,10 @@ struct ExecRequest
     QByteArray command;
     QByteArray stdinData;                  ///< written to the command's stdin, then EOF
     std::chrono::milliseconds timeout{0};  ///< 0: none. On expiry the whole session is killed.
-    std::function<void(QByteArrayView)> onStdout; ///< called as stdout bytes arrive
-    std::function<void(QByteArrayView)> onStderr; ///< called as stderr bytes arrive
+    /// Called as stdout bytes arrive, on the session's I/O thread while exec() blocks; it must
+    /// not call back into the session.
+    std::function<void(QByteArrayView)> onStdout;
+    std::function<void(QByteArrayView)> onStderr; ///< as onStdout, for stderr
     const std::atomic_bool* cancel = nullptr;     ///< when set to true, the command is killed
 };
 
@@ -46,7 +48,11 @@ struct ExecStatus
 /// ChannelBridge). One session multiplexes all channels of a sandbox; a fresh session costs
 /// about a second under TCG, a channel on an open one about 0.1 s (see ARCHITECTURE.md).
 ///
-/// Thread-safety: calls are serialised by an internal mutex; use from worker threads.
+/// One I/O thread owns the libssh session (see SessionLoop) and serves every channel at once:
+/// exec() from several threads, ShellChannel PTYs and SftpClient transfers run concurrently.
+///
+/// Thread-safety: every member is thread-safe. exec() and SftpClient calls block their caller,
+/// so call them from worker threads, never from the GUI thread or an output callback.
 class GuestSession
 {
 public:
@@ -58,21 +64,32 @@ public:
     static Expected<std::unique_ptr<GuestSession>> connect(
         int fd, const ClientKey& key, const QString& expectedHostKey,
         std::chrono::steady_clock::time_point deadline, const std::atomic_bool* cancel);
+    /// Ends the SSH session: open shells report errorOccurred() and closed(), SftpClient calls
+    /// and execs in flight fail with "the guest session was closed".
     ~GuestSession();
 
     /// Runs `request` and blocks until the command ends, its timeout expires or it is cancelled
-    /// (in the last two cases every process of its session is sent SIGKILL). Errors: the
-    /// session broke (guest gone) or the channel could not be opened.
+    /// (in the last two cases every process of its session is sent SIGKILL). Several execs may
+    /// run at once from different threads. Errors: the session broke (guest gone) or the
+    /// channel could not be opened.
     Expected<ExecStatus> exec(const ExecRequest& request);
 
-private:
-    explicit GuestSession(ssh_session_struct* session) : m_session(session) {}
-    Expected<ExecStatus> execLocked(const ExecRequest& request);
-    void killSession(const QByteArray& pidFile);
+    /// Starts a login shell on a pseudo-terminal of `cols` × `rows` cells with TERM=`term`.
+    /// Returns at once; the channel opens in the background (see ShellChannel for its
+    /// signals, which arrive in the calling thread's event loop).
+    std::unique_ptr<ShellChannel> openShell(int cols, int rows,
+                                            const QByteArray& term = "xterm-256color");
 
-    ssh_session_struct* m_session;
-    std::mutex m_mutex;
-    quint64 m_nextExecId = 1;
+    /// Opens an SFTP subsystem channel on this session. Blocks for one round trip. Errors: the
+    /// session broke, the guest has no SFTP server.
+    Expected<std::unique_ptr<SftpClient>> openSftp();
+
+private:
+    explicit GuestSession(std::shared_ptr<SessionLoop> loop);
+    void startExec(ExecRequest request, std::function<void(Expected<ExecStatus>)> done);
+
+    std::shared_ptr<SessionLoop> m_loop;
+    std::atomic<quint64> m_nextExecId{1};
 };
 
 /// Linux signal number for an SSH signal name ("KILL" → 9); 0 when unknown.

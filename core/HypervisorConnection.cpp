@@ -4,8 +4,12 @@
 #include "Logging.h"
 #include "VirtError.h"
 
+#include <QTimer>
+
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
+
+#include <algorithm>
 
 namespace sbw {
 namespace {
@@ -146,8 +150,38 @@ void HypervisorConnection::onClose(virConnectPtr, int reason, void* opaque)
     auto* self = static_cast<HypervisorConnection*>(opaque);
     const QString text = closeReasonText(reason);
     qCWarning(lcVirt) << "libvirt connection closed:" << text;
-    QMetaObject::invokeMethod(self, [self, text] { Q_EMIT self->disconnected(text); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(self, [self, text] { self->onLost(text); }, Qt::QueuedConnection);
+}
+
+void HypervisorConnection::onLost(const QString& reason)
+{
+    Q_EMIT disconnected(reason);
+    if (!m_autoReconnect)
+        return;
+    close(); // the dead handle is useless; ensureOpen() makes a new one
+    m_retryDelaySeconds = 1;
+    if (!m_retryTimer) {
+        m_retryTimer = new QTimer(this);
+        m_retryTimer->setSingleShot(true);
+        connect(m_retryTimer, &QTimer::timeout, this, &HypervisorConnection::tryReconnect);
+    }
+    m_retryTimer->start(m_retryDelaySeconds * 1000);
+    Q_EMIT reconnectScheduled(m_retryDelaySeconds);
+}
+
+void HypervisorConnection::tryReconnect()
+{
+    const auto opened = ensureOpen();
+    if (opened) {
+        qCInfo(lcVirt) << "reconnected to" << m_uri;
+        m_retryDelaySeconds = 1;
+        Q_EMIT reconnected();
+        return;
+    }
+    qCInfo(lcVirt) << "reconnect failed:" << opened.error().message;
+    m_retryDelaySeconds = std::min(m_retryDelaySeconds * 2, 30);
+    m_retryTimer->start(m_retryDelaySeconds * 1000);
+    Q_EMIT reconnectScheduled(m_retryDelaySeconds);
 }
 
 void HypervisorConnection::close()

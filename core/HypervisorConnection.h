@@ -8,6 +8,7 @@
 #include <atomic>
 #include <mutex>
 
+class QTimer;
 typedef struct _virConnect* virConnectPtr;
 
 namespace sbw {
@@ -61,6 +62,13 @@ public:
 
     void close();
 
+    /// When on, a lost connection (close callback: daemon crash or restart, keepalive timeout)
+    /// is dropped and reopened with backoff (1, 2, 4, … 30 s between attempts), re-registering
+    /// every event callback; reconnected() says when it is back. Off by default: ephemeral runs
+    /// fail instead (their AUTODESTROY domain went with the connection). Call on this object's
+    /// thread.
+    void setAutoReconnect(bool on) { m_autoReconnect = on; }
+
 Q_SIGNALS:
     /// virConnectDomainEventLifecycle: `event` is a virDomainEventType, `detail` its detail.
     void domainLifecycle(const QString& uuid, int event, int detail);
@@ -68,8 +76,16 @@ Q_SIGNALS:
     void agentLifecycle(const QString& uuid, bool connected);
     /// The daemon closed the connection (crash, restart, keepalive timeout). `reason` is text.
     void disconnected(const QString& reason);
+    /// Auto-reconnect: the next attempt to reopen the connection is in `delaySeconds`.
+    void reconnectScheduled(int delaySeconds);
+    /// Auto-reconnect: the connection is open again, with its callbacks registered. Every state
+    /// read before is stale.
+    void reconnected();
 
 private:
+    void onLost(const QString& reason);
+    void tryReconnect();
+
     void registerCallbacks();
     void unregisterCallbacks();
     static void onClose(virConnectPtr, int reason, void* opaque);
@@ -80,6 +96,9 @@ private:
     std::atomic<Accelerator> m_accelerator{Accelerator::Tcg};
     int m_lifecycleCallback = -1;
     int m_agentCallback = -1;
+    bool m_autoReconnect = false;
+    int m_retryDelaySeconds = 1;
+    QTimer* m_retryTimer = nullptr;
 };
 
 } // namespace sbw

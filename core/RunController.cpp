@@ -7,9 +7,7 @@ RunController::RunController(HypervisorConnection* connection, QObject* parent)
 {
     qRegisterMetaType<sbw::RunResult>();
     qRegisterMetaType<sbw::RunPhase>();
-    qRegisterMetaType<sbw::OutputStream>();
-    m_flushTimer.setInterval(50);
-    connect(&m_flushTimer, &QTimer::timeout, this, &RunController::flushOutput);
+    connect(&m_output, &OutputBatcher::outputReceived, this, &RunController::outputReceived);
 }
 
 RunController::~RunController()
@@ -31,20 +29,20 @@ bool RunController::start(const RunOptions& options)
     joinWorker();
     m_running = true;
     m_cancel = false;
-    m_flushTimer.start();
+    m_output.start();
     m_worker = std::thread([this, options] {
         RunCallbacks callbacks;
         callbacks.onPhase = [this](RunPhase phase) {
             QMetaObject::invokeMethod(this, [this, phase] { Q_EMIT phaseChanged(phase); },
                                       Qt::QueuedConnection);
         };
-        callbacks.onStdout = [this](QByteArrayView bytes) { append(OutputStream::Stdout, bytes); };
-        callbacks.onStderr = [this](QByteArrayView bytes) { append(OutputStream::Stderr, bytes); };
+        callbacks.onStdout = [this](QByteArrayView bytes) { m_output.append(OutputStream::Stdout, bytes); };
+        callbacks.onStderr = [this](QByteArrayView bytes) { m_output.append(OutputStream::Stderr, bytes); };
         callbacks.onResult = [this](const RunResult& result) {
             QMetaObject::invokeMethod(
                 this,
                 [this, result] {
-                    flushOutput();
+                    m_output.flush();
                     Q_EMIT resultReady(result);
                 },
                 Qt::QueuedConnection);
@@ -53,8 +51,8 @@ bool RunController::start(const RunOptions& options)
         QMetaObject::invokeMethod(
             this,
             [this, result] {
-                flushOutput();
-                m_flushTimer.stop();
+                m_output.flush();
+                m_output.stop();
                 m_running = false;
                 joinWorker();
                 Q_EMIT finished(result);
@@ -65,25 +63,5 @@ bool RunController::start(const RunOptions& options)
 }
 
 void RunController::cancel() { m_cancel = true; }
-
-void RunController::append(OutputStream stream, QByteArrayView bytes)
-{
-    std::lock_guard lock(m_pendingMutex);
-    if (!m_pending.isEmpty() && m_pending.last().first == stream)
-        m_pending.last().second.append(bytes);
-    else
-        m_pending.append({stream, bytes.toByteArray()});
-}
-
-void RunController::flushOutput()
-{
-    QList<std::pair<OutputStream, QByteArray>> pending;
-    {
-        std::lock_guard lock(m_pendingMutex);
-        pending.swap(m_pending);
-    }
-    for (const auto& [stream, bytes] : pending)
-        Q_EMIT outputReceived(stream, bytes);
-}
 
 } // namespace sbw

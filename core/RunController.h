@@ -1,23 +1,14 @@
 #pragma once
 
 #include "EphemeralRun.h"
+#include "OutputBatcher.h"
 
 #include <QObject>
-#include <QTimer>
 
 #include <atomic>
-#include <memory>
-#include <mutex>
 #include <thread>
 
 namespace sbw {
-
-/// Which stream a chunk of output came from.
-enum class OutputStream
-{
-    Stdout,
-    Stderr
-};
 
 /// Runs one ephemeral run at a time on a worker thread and reports it through signals on the
 /// controller's own thread (the GUI thread, or the CLI's main thread). Output is batched: at
@@ -54,19 +45,13 @@ Q_SIGNALS:
     void finished(const sbw::RunResult& result);
 
 private:
-    void append(OutputStream stream, QByteArrayView bytes);
-    void flushOutput();
     void joinWorker();
 
     HypervisorConnection* m_connection;
     std::atomic_bool m_cancel{false};
     bool m_running = false;
     std::thread m_worker;
-    QTimer m_flushTimer;
-    std::mutex m_pendingMutex;
-    QList<std::pair<OutputStream, QByteArray>> m_pending;
+    OutputBatcher m_output;
 };
 
 } // namespace sbw
-
-Q_DECLARE_METATYPE(sbw::OutputStream)

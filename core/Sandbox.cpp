@@ -82,6 +82,7 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connecti
     spec.kvm = kvm;
     spec.memoryMiB = options.memoryMiB;
     spec.vcpus = options.vcpus;
+    spec.cpuSharePercent = options.cpuSharePercent;
     spec.kernel = staged->kernel;
     spec.initrd = staged->initrd;
     spec.cmdline = image->cmdline + QLatin1String(" sbw.key=") + sandbox->m_key->kernelParameterValue();

@@ -26,6 +26,7 @@ struct SandboxOptions
     QString recipe = QStringLiteral("minimal"); ///< guest image recipe name
     int memoryMiB = 512;                        ///< guest RAM, MiB
     int vcpus = 1;
+    int cpuSharePercent = 0; ///< percent of one host core for all vCPUs (DomainSpec); 0 = unlimited
     /// How long the guest may take from domain start to a logged-in SSH session; 0 picks
     /// 30 s under KVM and 120 s under TCG.
     std::chrono::seconds readyTimeout{0};

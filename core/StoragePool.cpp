@@ -10,6 +10,7 @@
 
 #include <libvirt/libvirt.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace sbw {
@@ -223,12 +224,14 @@ Expected<StagedImage> StoragePool::stage(const GuestImage& image)
     return staged;
 }
 
-Expected<QString> StoragePool::createOverlay(const QString& name, const StagedImage& base)
+Expected<QString> StoragePool::createOverlay(const QString& name, const StagedImage& base,
+                                             qint64 virtualSize)
 {
     PoolPtr pool = lookupPool(m_conn);
     if (!pool)
         return virtError(QStringLiteral("storage pool %1 is missing").arg(QLatin1String(kName)));
-    const QByteArray xml = volumeXml(name, base.diskVirtualSize, QStringLiteral("qcow2"), base.disk,
+    const QByteArray xml = volumeXml(name, std::max(base.diskVirtualSize, virtualSize),
+                                     QStringLiteral("qcow2"), base.disk,
                                      base.diskFormat)
                                .toUtf8();
     VolPtr vol(virStorageVolCreateXML(pool.get(), xml.constData(), 0));

@@ -42,8 +42,10 @@ public:
     /// paths.
     Expected<StagedImage> stage(const GuestImage& image);
 
-    /// Creates the qcow2 overlay volume `name` on `base` (same virtual size). Returns its path.
-    Expected<QString> createOverlay(const QString& name, const StagedImage& base);
+    /// Creates the qcow2 overlay volume `name` on `base`, as large as the base or
+    /// `virtualSize` bytes when that is larger. Returns its path.
+    Expected<QString> createOverlay(const QString& name, const StagedImage& base,
+                                    qint64 virtualSize = 0);
 
     /// Deletes volume `name`; succeeds when it does not exist.
     Expected<void> deleteVolume(const QString& name);

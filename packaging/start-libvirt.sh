@@ -27,13 +27,27 @@ if virsh -q -c "$uri" version >/dev/null 2>&1; then
     echo "libvirt: $uri answers"
     exit 0
 fi
+
+# without_inherited_fds COMMAND...: runs COMMAND with only stdin, stdout and stderr open.
+without_inherited_fds() {
+    (
+        for fd in /proc/self/fd/*; do
+            fd=${fd##*/}
+            if ((fd > 2 && fd != 255)); then eval "exec $fd>&-" 2>/dev/null || true; fi
+        done
+        exec "$@"
+    )
+}
+
 case "$uri" in
     qemu:///system)
         if [ -d /run/systemd/system ]; then
             "${sudo[@]}" systemctl start virtlogd.socket libvirtd.socket libvirtd.service
         else
-            pgrep -x virtlogd >/dev/null || "${sudo[@]}" virtlogd -d
-            pgrep -x libvirtd >/dev/null || "${sudo[@]}" libvirtd -d
+            # The daemons outlive this script: they must not inherit its caller's open files
+            # (a test runner's lock file would stay locked for as long as libvirtd runs).
+            pgrep -x virtlogd >/dev/null || without_inherited_fds "${sudo[@]}" virtlogd -d
+            pgrep -x libvirtd >/dev/null || without_inherited_fds "${sudo[@]}" libvirtd -d
         fi
         ;;
 esac

@@ -3,14 +3,21 @@
 #include "ConnectionStatusLabel.h"
 #include "HypervisorConnection.h"
 #include "RunPane.h"
+#include "SessionListModel.h"
+#include "SessionListPane.h"
+#include "WorkspaceActions.h"
+#include "WorkspaceManager.h"
+#include "WorkspacePane.h"
 
 #include <QAction>
 #include <QCloseEvent>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSaveFile>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTimer>
@@ -26,14 +33,30 @@ static void initResources()
 namespace sbw {
 
 MainWindow::MainWindow(HypervisorConnection* connection, QWidget* parent)
-    : QMainWindow(parent), m_connection(connection), m_runPane(new RunPane(connection, this)),
+    : QMainWindow(parent), m_connection(connection),
+      m_workspaces(new WorkspaceManager(connection, this)),
+      m_workspaceActions(new WorkspaceActions(connection, m_workspaces, this)),
+      m_sessionModel(new SessionListModel(m_workspaces, this)),
+      m_runPane(new RunPane(connection, this)),
+      m_workspacePane(new WorkspacePane(m_workspaces, m_workspaceActions, this)),
+      m_sessionList(new SessionListPane(m_sessionModel, m_workspaceActions, this)),
+      m_center(new QStackedWidget(this)),
       m_connectionStatus(new ConnectionStatusLabel(connection, this))
 {
     initResources();
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Sandbox Workbench"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/sandbox-workbench.svg")));
-    setCentralWidget(m_runPane);
+    m_center->addWidget(m_runPane);
+    m_center->addWidget(m_workspacePane);
+    setCentralWidget(m_center);
+
+    auto* sessionDock = new QDockWidget(tr("Sessions"), this);
+    sessionDock->setObjectName(QStringLiteral("sessionDock"));
+    sessionDock->setFeatures(QDockWidget::DockWidgetMovable);
+    sessionDock->setWidget(m_sessionList);
+    addDockWidget(Qt::LeftDockWidgetArea, sessionDock);
+    resizeDocks({sessionDock}, {300}, Qt::Horizontal);
 
     createActions();
     createMenus();
@@ -42,10 +65,29 @@ MainWindow::MainWindow(HypervisorConnection* connection, QWidget* parent)
 
     connect(m_runPane, &RunPane::stateChanged, this, &MainWindow::updateActions);
     connect(m_runPane, &RunPane::runFinished, this, &MainWindow::onRunFinished);
+    connect(m_sessionList, &SessionListPane::runSelected, this, &MainWindow::showRun);
+    connect(m_sessionList, &SessionListPane::workspaceSelected, this, &MainWindow::showWorkspace);
+    connect(m_workspaceActions, &WorkspaceActions::operationFinished, this,
+            &MainWindow::onOperationFinished);
+    connect(m_workspaceActions, &WorkspaceActions::workspaceCreated, m_sessionList,
+            &SessionListPane::select);
+    connect(m_workspaces, &WorkspaceManager::connectedChanged, this,
+            [this](bool connected, const QString& reason) {
+                if (connected)
+                    statusBar()->showMessage(tr("Connected to libvirt again; states refreshed"), 5000);
+                else
+                    statusBar()->showMessage(tr("Lost the libvirt connection (%1); reconnecting…").arg(reason));
+                m_connectionStatus->refresh();
+            });
     updateActions();
-    resize(980, 720);
+    resize(1180, 760);
 
     m_connectionStatus->refresh();
+    // Reattach: find the workspaces that outlived the last window, with their true states.
+    QTimer::singleShot(0, this, [this] {
+        if (auto listed = m_workspaces->refresh(); !listed)
+            statusBar()->showMessage(tr("Cannot list workspaces: %1").arg(listed.error().message));
+    });
 }
 
 MainWindow::~MainWindow() = default;
@@ -86,6 +128,14 @@ void MainWindow::createActions()
     m_cancelAction->setToolTip(tr("Stop the run and destroy its microVM (Esc)"));
     connect(m_cancelAction, &QAction::triggered, m_runPane, &RunPane::cancel);
 
+    m_refreshAction = new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")),
+                                  tr("Re&fresh Sessions"), this);
+    m_refreshAction->setShortcut(QKeySequence::Refresh);
+    connect(m_refreshAction, &QAction::triggered, this, [this] {
+        if (auto listed = m_workspaces->refresh(); !listed)
+            statusBar()->showMessage(listed.error().message, 8000);
+    });
+
     m_aboutAction = new QAction(tr("&About Sandbox Workbench"), this);
     m_aboutAction->setMenuRole(QAction::AboutRole);
     connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
@@ -105,6 +155,15 @@ void MainWindow::createMenus()
     run->addAction(m_runAction);
     run->addAction(m_cancelAction);
 
+    QMenu* workspace = menuBar()->addMenu(tr("&Workspace"));
+    workspace->addAction(m_workspaceActions->newAction());
+    workspace->addSeparator();
+    workspace->addActions(m_workspaceActions->lifecycleActions());
+    workspace->addSeparator();
+    workspace->addAction(m_workspaceActions->deleteAction());
+    workspace->addSeparator();
+    workspace->addAction(m_refreshAction);
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(m_aboutAction);
 }
@@ -117,14 +176,41 @@ void MainWindow::createToolBar()
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     bar->addAction(m_openAction);
     bar->addSeparator();
-    bar->addAction(m_runAction);
-    bar->addAction(m_cancelAction);
+    bar->addAction(m_workspaceActions->newAction());
+    bar->addActions(m_workspaceActions->lifecycleActions());
+}
+
+void MainWindow::showRun()
+{
+    m_workspaceActions->setCurrent({});
+    m_center->setCurrentWidget(m_runPane);
+}
+
+void MainWindow::showWorkspace(const QString& name)
+{
+    m_workspaceActions->setCurrent(name);
+    m_workspacePane->setWorkspace(name);
+    m_center->setCurrentWidget(m_workspacePane);
+}
+
+void MainWindow::onOperationFinished(const QString& workspace, const QString& what,
+                                     const QString& error)
+{
+    if (error.isEmpty()) {
+        statusBar()->showMessage(tr("%1 of workspace '%2': done").arg(what, workspace), 5000);
+        return;
+    }
+    statusBar()->showMessage(tr("%1 of workspace '%2' failed").arg(what, workspace), 8000);
+    QMessageBox::warning(this, tr("%1 Workspace").arg(what), error);
 }
 
 void MainWindow::updateActions()
 {
     const bool running = m_runPane->isRunning();
     const bool idle = !running && !m_closePending;
+    m_sessionModel->setRunState(running, {},
+                                running ? (m_runPane->isCancelling() ? tr("cancelling") : tr("running"))
+                                        : QString());
     const auto& result = m_runPane->lastResult();
     m_runAction->setEnabled(idle);
     m_cancelAction->setEnabled(running && !m_runPane->isCancelling());

@@ -3,20 +3,29 @@
 #include <QMainWindow>
 
 class QAction;
+class QStackedWidget;
 
 namespace sbw {
 
 class ConnectionStatusLabel;
 class HypervisorConnection;
 class RunPane;
+class SessionListModel;
+class SessionListPane;
+class WorkspaceActions;
+class WorkspaceManager;
+class WorkspacePane;
 struct RunResult;
 
-/// The workbench window: menus (File, Run, Help), a toolbar with Run and Cancel, the run pane
-/// in the middle and the connection with its accelerator in the status bar.
+/// The workbench window: the session list on the left (the ephemeral run and every
+/// workspace), the selected session's pane in the middle (the run pane, or the workspace
+/// pane), menus (File, Run, Workspace, Help), a toolbar with the workspace lifecycle actions
+/// and the connection with its accelerator in the status bar.
 ///
 /// Closing the window during a run cancels the run, shows "Cleaning up…" and closes once the
-/// run's VM is destroyed, without blocking the GUI thread meanwhile. `connection` must outlive
-/// the window.
+/// run's VM is destroyed, without blocking the GUI thread meanwhile. Workspaces are left as
+/// they are: opening the window again finds them (reattach). `connection` must outlive the
+/// window.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -26,6 +35,10 @@ public:
     ~MainWindow() override;
 
     RunPane* runPane() const { return m_runPane; }
+    WorkspacePane* workspacePane() const { return m_workspacePane; }
+    SessionListPane* sessionList() const { return m_sessionList; }
+    WorkspaceManager* workspaceManager() const { return m_workspaces; }
+    WorkspaceActions* workspaceActions() const { return m_workspaceActions; }
     ConnectionStatusLabel* connectionStatus() const { return m_connectionStatus; }
     /// True while a close waits for the run's clean-up.
     bool isClosePending() const { return m_closePending; }
@@ -46,10 +59,19 @@ private:
     void createToolBar();
     void updateActions();
     void onRunFinished(const RunResult& result);
+    void showRun();
+    void showWorkspace(const QString& name);
+    void onOperationFinished(const QString& workspace, const QString& what, const QString& error);
     void saveBytes(const QByteArray& bytes, const QString& title, const QString& suggestedName);
 
     HypervisorConnection* m_connection;
+    WorkspaceManager* m_workspaces;
+    WorkspaceActions* m_workspaceActions;
+    SessionListModel* m_sessionModel;
     RunPane* m_runPane;
+    WorkspacePane* m_workspacePane;
+    SessionListPane* m_sessionList;
+    QStackedWidget* m_center;
     ConnectionStatusLabel* m_connectionStatus;
     QAction* m_openAction = nullptr;
     QAction* m_saveStdoutAction = nullptr;
@@ -58,6 +80,7 @@ private:
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
     QAction* m_aboutAction = nullptr;
+    QAction* m_refreshAction = nullptr;
     bool m_closePending = false;
 };
 

@@ -52,6 +52,7 @@ void OutputView::clearOutput()
     m_lineChars = 0;
     m_totalBytes = 0;
     m_truncated = false;
+    m_noteEndsLine = false;
     m_notePosition = -1;
     m_noteLength = 0;
 }
@@ -96,6 +97,11 @@ void OutputView::appendDecoded(const QString& text, OutputStream stream)
     QTextCursor cursor(document());
     cursor.movePosition(QTextCursor::End);
     cursor.beginEditBlock();
+    if (m_noteEndsLine) {
+        // Output after a note starts on a line of its own.
+        cursor.insertText(QStringLiteral("\n"), plain);
+        m_noteEndsLine = false;
+    }
     const QStringView view(text);
     qsizetype runStart = 0;
     bool fits = true;
@@ -216,6 +222,7 @@ void OutputView::appendNote(const QString& text)
     if (!cursor.atBlockStart())
         cursor.insertText(QStringLiteral("\n"), m_noteFormat);
     cursor.insertText(makeVisible(text), m_noteFormat);
+    m_noteEndsLine = true;
     verticalScrollBar()->setValue(verticalScrollBar()->maximum());
 }
 

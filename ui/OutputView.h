@@ -44,7 +44,8 @@ public:
     void appendOutput(sbw::OutputStream stream, QByteArrayView bytes);
     /// Ends both streams: an incomplete UTF-8 sequence left at the end shows as U+FFFD.
     void endOutput();
-    /// Appends a line from the workbench itself (not from the guest) on a line of its own.
+    /// Appends a line from the workbench itself (not from the guest) on a line of its own;
+    /// output that follows starts on the next line.
     void appendNote(const QString& text);
     /// Empties the view and resets decoders, counters and the truncation note.
     void clearOutput();
@@ -89,6 +90,7 @@ private:
     qsizetype m_lineChars = 0; ///< characters in the last block so far
     qint64 m_totalBytes = 0;
     bool m_truncated = false;
+    bool m_noteEndsLine = false; ///< the last thing shown is a note: output goes below it
     int m_notePosition = -1;
     int m_noteLength = 0;
 };

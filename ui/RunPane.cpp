@@ -260,6 +260,7 @@ void RunPane::onPhaseChanged(RunPhase phase)
     if (phase == RunPhase::Finished)
         return;
     m_phase = phase;
+    m_elapsed.restart(); // the seconds shown count the current phase: boot and script apart
     updateProgressStatus();
 }
 

@@ -83,7 +83,7 @@ void CliRun::onFinished(const RunResult& result)
 {
     if (!result.error.isEmpty())
         note(QStringLiteral("error: ") + result.error);
-    else if (result.timedOut || result.cancelled || m_verbose)
+    else if (result.timedOut || result.cancelled || result.limit || m_verbose)
         note(result.summary());
     if (m_verbose)
         note(QStringLiteral("boot %1 ms, script %2 ms, total %3 ms (domain %4)")

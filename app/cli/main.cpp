@@ -2,6 +2,8 @@
 // sbw-core.
 
 #include "CliRun.h"
+#include "CliStats.h"
+#include "CliWorkspace.h"
 #include "ConnectionUri.h"
 #include "HypervisorConnection.h"
 #include "LibvirtEventLoop.h"
@@ -123,6 +125,10 @@ int main(int argc, char* argv[])
         arguments[0] = QStringLiteral("sbw run");
         return runCommand(app, arguments);
     }
+    if (command == QLatin1String("ws"))
+        return sbw::workspaceCommand(QStringList{QStringLiteral("sbw ws")} + arguments.mid(2));
+    if (command == QLatin1String("stats"))
+        return sbw::statsCommand(arguments.mid(0, 1) + arguments.mid(2));
     if (command == QLatin1String("--version")) {
         std::printf("sbw %s\n", PROJECT_VERSION);
         return 0;
@@ -130,6 +136,8 @@ int main(int argc, char* argv[])
     std::fprintf(stderr,
                  "usage: sbw COMMAND [options]\n\n"
                  "commands:\n"
-                 "  run FILE | -c CODE   run a script in a fresh microVM (sbw run --help)\n");
+                 "  run FILE | -c CODE   run a script in a fresh microVM (sbw run --help)\n"
+                 "  ws SUBCOMMAND        persistent workspaces (sbw ws --help)\n"
+                 "  stats                CPU, memory, disk and network of the sandboxes (sbw stats --help)\n");
     return command == QLatin1String("--help") || command == QLatin1String("-h") ? 0 : kUsageError;
 }

@@ -1,0 +1,463 @@
+#include "CliWorkspace.h"
+
+#include "ConnectionUri.h"
+#include "HypervisorConnection.h"
+#include "Workspace.h"
+#include "WorkspaceDomains.h"
+
+#include <QCommandLineParser>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <csignal>
+#include <cstdio>
+#include <unistd.h>
+
+namespace sbw {
+namespace {
+
+constexpr int kUsageError = 2;
+constexpr int kWorkbenchError = 125;
+
+std::atomic_bool g_cancel{false};
+
+const char kUsage[] =
+    "usage: sbw ws SUBCOMMAND [options]\n\n"
+    "subcommands:\n"
+    "  create NAME [--image R] [--vcpus N] [--memory MIB] [--disk GIB] [--network none|nat]\n"
+    "  list [--json]\n"
+    "  start NAME                 boot it, or wake it when hibernated\n"
+    "  stop NAME [--grace S]      power off through the guest agent, forced after S s (30)\n"
+    "  exec NAME [--workdir DIR] [--timeout S] -- CMD [ARGS...]\n"
+    "  pause NAME | resume NAME | hibernate NAME\n"
+    "  checkpoint NAME CHECKPOINT [--note TEXT]\n"
+    "  checkpoint NAME --list [--json] | checkpoint NAME --delete CHECKPOINT\n"
+    "  revert NAME CHECKPOINT [--yes]\n"
+    "  rm NAME [--yes]\n"
+    "common options: --connect URI\n";
+
+int fail(const QString& message, int code = kWorkbenchError)
+{
+    std::fprintf(stderr, "sbw: %s%s\n", code == kWorkbenchError ? "error: " : "",
+                 qPrintable(message));
+    return code;
+}
+
+void writeAll(int fd, QByteArrayView bytes)
+{
+    const char* data = bytes.data();
+    qsizetype left = bytes.size();
+    while (left > 0) {
+        const ssize_t written = ::write(fd, data, size_t(left));
+        if (written < 0) {
+            if (errno == EINTR)
+                continue;
+            return;
+        }
+        data += written;
+        left -= written;
+    }
+}
+
+void printJson(const QJsonValue& value)
+{
+    const QByteArray text = value.isArray() ? QJsonDocument(value.toArray()).toJson()
+                                            : QJsonDocument(value.toObject()).toJson();
+    writeAll(STDOUT_FILENO, text);
+}
+
+/// Asks "QUESTION [y/N] " on the terminal. False when stdin is not a terminal.
+bool confirm(const QString& question)
+{
+    if (!isatty(STDIN_FILENO))
+        return false;
+    std::fprintf(stderr, "%s [y/N] ", qPrintable(question));
+    std::fflush(stderr);
+    char answer[16] = {};
+    if (!std::fgets(answer, sizeof answer, stdin))
+        return false;
+    return answer[0] == 'y' || answer[0] == 'Y';
+}
+
+QString tableRow(const QStringList& cells, const QList<int>& widths)
+{
+    QString row;
+    for (int i = 0; i < cells.size(); ++i)
+        row += i + 1 < cells.size() ? cells[i].leftJustified(widths[i]) + QLatin1String("  ")
+                                    : cells[i];
+    return row + QLatin1Char('\n');
+}
+
+class Command
+{
+public:
+    explicit Command(QStringList arguments) : m_arguments(std::move(arguments))
+    {
+        m_parser.addHelpOption();
+        m_parser.addOption(m_connect);
+    }
+
+    QCommandLineParser& parser() { return m_parser; }
+
+    /// Parses; on failure or --help returns the exit status to end with.
+    std::optional<int> parse(int positionals, const QString& synopsis)
+    {
+        if (!m_parser.parse(m_arguments))
+            return fail(m_parser.errorText() + QStringLiteral(" (usage: %1)").arg(synopsis),
+                        kUsageError);
+        if (m_parser.isSet(QStringLiteral("help"))) {
+            std::printf("usage: %s\n", qPrintable(synopsis));
+            return 0;
+        }
+        if (positionals >= 0 && m_parser.positionalArguments().size() != positionals)
+            return fail(QStringLiteral("usage: %1").arg(synopsis), kUsageError);
+        m_connection =
+            std::make_unique<HypervisorConnection>(defaultConnectionUri(m_parser.value(m_connect)));
+        return std::nullopt;
+    }
+
+    QString arg(int i) const { return m_parser.positionalArguments().value(i); }
+    HypervisorConnection& connection() { return *m_connection; }
+
+    Expected<std::unique_ptr<Workspace>> open() { return Workspace::open(*m_connection, arg(0)); }
+
+private:
+    QStringList m_arguments;
+    QCommandLineParser m_parser;
+    const QCommandLineOption m_connect{QStringLiteral("connect"), QStringLiteral("libvirt URI."),
+                                       QStringLiteral("URI")};
+    std::unique_ptr<HypervisorConnection> m_connection;
+};
+
+int create(Command& c)
+{
+    const QCommandLineOption image(QStringLiteral("image"), QStringLiteral("Guest image recipe."),
+                                   QStringLiteral("R"), QStringLiteral("minimal"));
+    const QCommandLineOption vcpus(QStringLiteral("vcpus"), QStringLiteral("vCPUs."),
+                                   QStringLiteral("N"), QStringLiteral("1"));
+    const QCommandLineOption memory(QStringLiteral("memory"), QStringLiteral("Memory, MiB."),
+                                    QStringLiteral("MIB"), QStringLiteral("512"));
+    const QCommandLineOption disk(QStringLiteral("disk"), QStringLiteral("Disk size, GiB."),
+                                  QStringLiteral("GIB"), QStringLiteral("4"));
+    const QCommandLineOption network(QStringLiteral("network"), QStringLiteral("none or nat."),
+                                     QStringLiteral("NET"), QStringLiteral("none"));
+    const QCommandLineOption json(QStringLiteral("json"),
+                                  QStringLiteral("Print the record as JSON."));
+    c.parser().addOptions({image, vcpus, memory, disk, network, json});
+    if (auto done =
+            c.parse(1, QStringLiteral("sbw ws create NAME [--image R] [--vcpus N] [--memory MIB] "
+                                      "[--disk GIB] [--network none|nat] [--json]")))
+        return *done;
+    WorkspaceSettings settings;
+    settings.recipe = c.parser().value(image);
+    bool ok1 = false, ok2 = false, ok3 = false;
+    settings.vcpus = c.parser().value(vcpus).toInt(&ok1);
+    settings.memoryMiB = c.parser().value(memory).toInt(&ok2);
+    settings.diskGiB = c.parser().value(disk).toInt(&ok3);
+    if (!ok1 || !ok2 || !ok3)
+        return fail(QStringLiteral("--vcpus, --memory and --disk need numbers"), kUsageError);
+    if (!parseWorkspaceNetwork(c.parser().value(network), &settings.network))
+        return fail(QStringLiteral("--network is none or nat"), kUsageError);
+    auto workspace = Workspace::create(c.connection(), c.arg(0), settings);
+    if (!workspace)
+        return fail(workspace.error().message);
+    if (c.parser().isSet(json))
+        printJson(workspace.value()->record().toJson());
+    else
+        std::printf("created workspace %s (stopped)\n", qPrintable(c.arg(0)));
+    return 0;
+}
+
+int list(Command& c)
+{
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON."));
+    c.parser().addOption(json);
+    if (auto done = c.parse(0, QStringLiteral("sbw ws list [--json]")))
+        return *done;
+    if (auto opened = c.connection().ensureOpen(); !opened)
+        return fail(opened.error().message);
+    auto records = listWorkspaceRecords(c.connection().handle());
+    if (!records)
+        return fail(records.error().message);
+    QJsonArray array;
+    QList<QStringList> rows{{QStringLiteral("NAME"), QStringLiteral("STATE"),
+                             QStringLiteral("VCPUS"), QStringLiteral("MEMORY"),
+                             QStringLiteral("DISK"), QStringLiteral("NETWORK"),
+                             QStringLiteral("IMAGE"), QStringLiteral("CREATED")}};
+    for (const WorkspaceRecord& record : records.value()) {
+        auto domain = lookupWorkspaceDomain(c.connection().handle(), record.name);
+        const QString state = workspaceStateName(domain ? readWorkspaceState(domain->get())
+                                                        : WorkspaceState::Unknown);
+        QJsonObject object = record.toJson();
+        object.insert(QStringLiteral("state"), state);
+        array.append(object);
+        rows << QStringList{record.name,
+                            state,
+                            QString::number(record.settings.vcpus),
+                            QStringLiteral("%1 MiB").arg(record.settings.memoryMiB),
+                            QStringLiteral("%1 GiB").arg(record.settings.diskGiB),
+                            workspaceNetworkName(record.settings.network),
+                            record.settings.recipe,
+                            record.created.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm"))};
+    }
+    if (c.parser().isSet(json)) {
+        printJson(array);
+        return 0;
+    }
+    QList<int> widths(rows.first().size(), 0);
+    for (const QStringList& row : rows)
+        for (int i = 0; i < row.size(); ++i)
+            widths[i] = std::max(widths[i], int(row[i].size()));
+    for (const QStringList& row : rows)
+        writeAll(STDOUT_FILENO, tableRow(row, widths).toUtf8());
+    return 0;
+}
+
+/// start, pause, resume, hibernate: NAME only.
+int lifecycle(Command& c, const QString& verb)
+{
+    if (auto done = c.parse(1, QStringLiteral("sbw ws %1 NAME").arg(verb)))
+        return *done;
+    auto workspace = c.open();
+    if (!workspace)
+        return fail(workspace.error().message);
+    Workspace& ws = *workspace.value();
+    Expected<void> result;
+    if (verb == QLatin1String("start"))
+        result = ws.state() == WorkspaceState::Hibernated ? ws.wake() : ws.start();
+    else if (verb == QLatin1String("pause"))
+        result = ws.pause();
+    else if (verb == QLatin1String("resume"))
+        result = ws.resume();
+    else
+        result = ws.hibernate();
+    if (!result)
+        return fail(result.error().message);
+    std::printf("%s: %s\n", qPrintable(ws.name()), qPrintable(workspaceStateName(ws.state())));
+    return 0;
+}
+
+int stop(Command& c)
+{
+    const QCommandLineOption grace(QStringLiteral("grace"),
+                                   QStringLiteral("Seconds before a forced stop."),
+                                   QStringLiteral("S"), QStringLiteral("30"));
+    c.parser().addOption(grace);
+    if (auto done = c.parse(1, QStringLiteral("sbw ws stop NAME [--grace S]")))
+        return *done;
+    bool ok = false;
+    const int seconds = c.parser().value(grace).toInt(&ok);
+    if (!ok || seconds < 0)
+        return fail(QStringLiteral("--grace needs a number of seconds"), kUsageError);
+    auto workspace = c.open();
+    if (!workspace)
+        return fail(workspace.error().message);
+    if (auto stopped = workspace.value()->stop(std::chrono::seconds(seconds)); !stopped)
+        return fail(stopped.error().message);
+    std::printf("%s: %s\n", qPrintable(c.arg(0)),
+                qPrintable(workspaceStateName(workspace.value()->state())));
+    return 0;
+}
+
+void onSignal(int)
+{
+    static std::atomic_int count{0};
+    if (++count >= 3)
+        _exit(130);
+    g_cancel.store(true);
+}
+
+int exec(Command& c)
+{
+    const QCommandLineOption workdir(QStringLiteral("workdir"),
+                                     QStringLiteral("Working folder (default /root)."),
+                                     QStringLiteral("DIR"), QStringLiteral("/root"));
+    const QCommandLineOption timeout(QStringLiteral("timeout"),
+                                     QStringLiteral("Kill the command after S s (0 = never)."),
+                                     QStringLiteral("S"), QStringLiteral("0"));
+    c.parser().addOptions({workdir, timeout});
+    const QString synopsis =
+        QStringLiteral("sbw ws exec NAME [--workdir DIR] [--timeout S] -- CMD [ARGS...]");
+    if (auto done = c.parse(-1, synopsis))
+        return *done;
+    const QStringList positionals = c.parser().positionalArguments();
+    if (positionals.size() < 2)
+        return fail(QStringLiteral("usage: %1").arg(synopsis), kUsageError);
+    bool ok = false;
+    const int seconds = c.parser().value(timeout).toInt(&ok);
+    if (!ok || seconds < 0)
+        return fail(QStringLiteral("--timeout needs a number of seconds"), kUsageError);
+    auto workspace = c.open();
+    if (!workspace)
+        return fail(workspace.error().message);
+
+    struct sigaction action = {};
+    action.sa_handler = onSignal;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+    ExecRequest request;
+    request.command = Workspace::commandLine(positionals.mid(1), c.parser().value(workdir));
+    request.timeout = std::chrono::seconds(seconds);
+    request.onStdout = [](QByteArrayView bytes) { writeAll(STDOUT_FILENO, bytes); };
+    request.onStderr = [](QByteArrayView bytes) { writeAll(STDERR_FILENO, bytes); };
+    request.cancel = &g_cancel;
+    const bool kvm = c.connection().accelerator() == Accelerator::Kvm;
+    const auto readyDeadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(kvm ? 30 : 120);
+    auto status = workspace.value()->exec(request, readyDeadline);
+    if (!status)
+        return g_cancel ? 130 : fail(status.error().message);
+    if (status->cancelled)
+        return 130;
+    if (status->timedOut) {
+        std::fprintf(stderr, "sbw: the command timed out after %d s\n", seconds);
+        return 124;
+    }
+    if (status->signal)
+        return 128 + *status->signal;
+    return status->exitStatus.value_or(kWorkbenchError);
+}
+
+int checkpoint(Command& c)
+{
+    const QCommandLineOption note(QStringLiteral("note"),
+                                  QStringLiteral("Note kept with the checkpoint."),
+                                  QStringLiteral("TEXT"));
+    const QCommandLineOption listOption(QStringLiteral("list"),
+                                        QStringLiteral("List the checkpoints, oldest first."));
+    const QCommandLineOption remove(QStringLiteral("delete"),
+                                    QStringLiteral("Delete checkpoint CHECKPOINT."),
+                                    QStringLiteral("CHECKPOINT"));
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON."));
+    c.parser().addOptions({note, listOption, remove, json});
+    const QString synopsis = QStringLiteral("sbw ws checkpoint NAME CHECKPOINT [--note TEXT] | "
+                                            "NAME --list [--json] | NAME --delete CHECKPOINT");
+    if (auto done = c.parse(-1, synopsis))
+        return *done;
+    const int positionals = int(c.parser().positionalArguments().size());
+    const bool wantsList = c.parser().isSet(listOption);
+    const bool wantsDelete = c.parser().isSet(remove);
+    if (positionals != (wantsList || wantsDelete ? 1 : 2) || (wantsList && wantsDelete))
+        return fail(QStringLiteral("usage: %1").arg(synopsis), kUsageError);
+    auto workspace = c.open();
+    if (!workspace)
+        return fail(workspace.error().message);
+    Workspace& ws = *workspace.value();
+    if (wantsDelete) {
+        if (auto deleted = ws.deleteCheckpoint(c.parser().value(remove)); !deleted)
+            return fail(deleted.error().message);
+        std::printf("deleted checkpoint %s of %s\n", qPrintable(c.parser().value(remove)),
+                    qPrintable(ws.name()));
+        return 0;
+    }
+    if (wantsList) {
+        auto checkpoints = ws.checkpoints();
+        if (!checkpoints)
+            return fail(checkpoints.error().message);
+        if (c.parser().isSet(json)) {
+            QJsonArray array;
+            for (const CheckpointInfo& info : checkpoints.value())
+                array.append(info.toJson());
+            printJson(array);
+            return 0;
+        }
+        for (const CheckpointInfo& info : checkpoints.value())
+            std::printf(
+                "%s %s %-20s %-8s %s\n", info.current ? "*" : " ",
+                qPrintable(info.created.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))),
+                qPrintable(info.name), qPrintable(info.guestState), qPrintable(info.note));
+        return 0;
+    }
+    auto info = ws.checkpoint(c.arg(1), c.parser().value(note));
+    if (!info)
+        return fail(info.error().message);
+    if (c.parser().isSet(json))
+        printJson(info->toJson());
+    else
+        std::printf("checkpoint %s of %s taken\n", qPrintable(info->name), qPrintable(ws.name()));
+    return 0;
+}
+
+int revert(Command& c)
+{
+    const QCommandLineOption yes(QStringLiteral("yes"), QStringLiteral("Do not ask."));
+    c.parser().addOption(yes);
+    if (auto done = c.parse(2, QStringLiteral("sbw ws revert NAME CHECKPOINT [--yes]")))
+        return *done;
+    auto workspace = c.open();
+    if (!workspace)
+        return fail(workspace.error().message);
+    auto impact = workspace.value()->revertImpact(c.arg(1));
+    if (!impact)
+        return fail(impact.error().message);
+    if (!c.parser().isSet(yes)) {
+        if (!isatty(STDIN_FILENO))
+            return fail(impact->describe() +
+                            QStringLiteral(" Give --yes to revert without a terminal."),
+                        kUsageError);
+        if (!confirm(impact->describe() + QStringLiteral(" Revert?")))
+            return 1;
+    }
+    if (auto reverted = workspace.value()->revert(c.arg(1)); !reverted)
+        return fail(reverted.error().message);
+    std::printf("%s: reverted to %s, %s\n", qPrintable(c.arg(0)), qPrintable(c.arg(1)),
+                qPrintable(workspaceStateName(workspace.value()->state())));
+    return 0;
+}
+
+int rm(Command& c)
+{
+    const QCommandLineOption yes(QStringLiteral("yes"), QStringLiteral("Do not ask."));
+    c.parser().addOption(yes);
+    if (auto done = c.parse(1, QStringLiteral("sbw ws rm NAME [--yes]")))
+        return *done;
+    auto workspace = c.open();
+    if (!workspace)
+        return fail(workspace.error().message);
+    if (!c.parser().isSet(yes)) {
+        const QString question =
+            QStringLiteral("Delete workspace '%1' with its disk and all its checkpoints?")
+                .arg(c.arg(0));
+        if (!isatty(STDIN_FILENO))
+            return fail(question + QStringLiteral(" Give --yes to delete without a terminal."),
+                        kUsageError);
+        if (!confirm(question))
+            return 1;
+    }
+    if (auto removed = workspace.value()->remove(); !removed)
+        return fail(removed.error().message);
+    std::printf("deleted workspace %s\n", qPrintable(c.arg(0)));
+    return 0;
+}
+
+} // namespace
+
+int workspaceCommand(const QStringList& arguments)
+{
+    const QString sub = arguments.value(1);
+    if (sub.isEmpty() || sub == QLatin1String("--help") || sub == QLatin1String("-h")) {
+        std::fputs(kUsage, sub.isEmpty() ? stderr : stdout);
+        return sub.isEmpty() ? kUsageError : 0;
+    }
+    Command c(QStringList{arguments.value(0) + QLatin1Char(' ') + sub} + arguments.mid(2));
+    if (sub == QLatin1String("create"))
+        return create(c);
+    if (sub == QLatin1String("list"))
+        return list(c);
+    if (sub == QLatin1String("stop"))
+        return stop(c);
+    if (sub == QLatin1String("exec"))
+        return exec(c);
+    if (sub == QLatin1String("checkpoint"))
+        return checkpoint(c);
+    if (sub == QLatin1String("revert"))
+        return revert(c);
+    if (sub == QLatin1String("rm"))
+        return rm(c);
+    for (const char* verb : {"start", "pause", "resume", "hibernate"})
+        if (sub == QLatin1String(verb))
+            return lifecycle(c, sub);
+    return fail(QStringLiteral("unknown subcommand '%1'\n%2").arg(sub, QLatin1String(kUsage)),
+                kUsageError);
+}
+
+} // namespace sbw

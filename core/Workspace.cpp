@@ -1,0 +1,564 @@
+#include "Workspace.h"
+
+#include "ChannelBridge.h"
+#include "ClientKey.h"
+#include "ConnectionUri.h"
+#include "DataPaths.h"
+#include "DomainSpec.h"
+#include "GuestImage.h"
+#include "HypervisorConnection.h"
+#include "Logging.h"
+#include "StoragePool.h"
+#include "VirtError.h"
+#include "WorkspaceDomains.h"
+
+#include <QDateTime>
+#include <QRegularExpression>
+#include <QThread>
+#include <QUuid>
+#include <QXmlStreamWriter>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+namespace sbw {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const QLatin1String kOverlaySuffix(".qcow2");
+/// Each SSH connection attempt waits this long for the guest's banner; a restored guest may
+/// still be replacing the sshd of an older host connection, so a silent attempt is retried.
+constexpr std::chrono::seconds kAttemptTimeout(15);
+/// How long the guest agent may take to answer after a resume or restore.
+constexpr std::chrono::seconds kAgentTimeout(20);
+
+struct SnapshotDeleter
+{
+    void operator()(virDomainSnapshotPtr s) const { virDomainSnapshotFree(s); }
+};
+using SnapshotPtr = std::unique_ptr<virDomainSnapshot, SnapshotDeleter>;
+
+QString overlayVolumeName(const QString& name)
+{
+    return workspaceDomainName(name) + kOverlaySuffix;
+}
+
+Expected<void> validateCheckpointName(const QString& name)
+{
+    static const QRegularExpression valid(QStringLiteral("^[A-Za-z0-9._-]{1,64}$"));
+    if (!valid.match(name).hasMatch())
+        return makeError(QStringLiteral("'%1' is not a checkpoint name: use 1 to 64 of A-Z, a-z, "
+                                        "0-9, '.', '_' and '-'")
+                             .arg(name));
+    return {};
+}
+
+QString snapshotXml(const QString& name, const QString& note)
+{
+    QString out;
+    QXmlStreamWriter xml(&out);
+    xml.writeStartElement(QStringLiteral("domainsnapshot"));
+    xml.writeTextElement(QStringLiteral("name"), name);
+    xml.writeTextElement(QStringLiteral("description"), note);
+    xml.writeEndElement();
+    return out;
+}
+
+QByteArray shellQuote(const QString& word)
+{
+    QByteArray quoted = word.toUtf8();
+    quoted.replace('\'', "'\\''");
+    return '\'' + quoted + '\'';
+}
+
+/// Starts libvirt's NAT network "default" unless it runs.
+Expected<void> ensureDefaultNetwork(virConnectPtr conn)
+{
+    virNetworkPtr network = virNetworkLookupByName(conn, "default");
+    if (!network)
+        return virtError(QStringLiteral("libvirt has no network 'default' for NAT"));
+    const bool ok = virNetworkIsActive(network) == 1 || virNetworkCreate(network) == 0;
+    virNetworkFree(network);
+    if (!ok)
+        return virtError(QStringLiteral("cannot start libvirt's network 'default'"));
+    return {};
+}
+
+} // namespace
+
+struct Workspace::Link
+{
+    std::unique_ptr<ChannelBridge> bridge;
+    std::unique_ptr<GuestSession> session; // destroyed before the bridge under it
+};
+
+Workspace::Workspace(HypervisorConnection& connection, WorkspaceRecord record)
+    : m_connection(connection), m_record(std::move(record))
+{}
+
+Workspace::~Workspace() = default;
+
+Expected<std::unique_ptr<Workspace>> Workspace::create(HypervisorConnection& connection,
+                                                       const QString& name,
+                                                       const WorkspaceSettings& settings)
+{
+    if (auto valid = validateWorkspaceName(name); !valid)
+        return valid.error();
+    if (settings.vcpus < 1 || settings.memoryMiB < 128 || settings.diskGiB < 1)
+        return makeError(QStringLiteral(
+            "a workspace needs at least 1 vCPU, 128 MiB of memory and 1 GiB of disk"));
+    if (auto opened = connection.ensureOpen(); !opened)
+        return opened.error();
+    virConnectPtr conn = connection.handle();
+    const QString domainName = workspaceDomainName(name);
+    const QByteArray domainNameUtf8 = domainName.toUtf8();
+    if (virDomainPtr existing = virDomainLookupByName(conn, domainNameUtf8.constData())) {
+        virDomainFree(existing);
+        return makeError(QStringLiteral("a workspace named '%1' already exists").arg(name));
+    }
+    virResetLastError();
+
+    auto image = GuestImage::load(paths::imagesDir(), settings.recipe);
+    if (!image)
+        return image.error();
+    auto key = ClientKey::loadOrCreate(paths::dataDir() + QLatin1String("/ssh"));
+    if (!key)
+        return key.error();
+    auto pool = StoragePool::open(conn, isSystemUri(connection.uri()));
+    if (!pool)
+        return pool.error();
+    auto staged = pool->stage(image.value());
+    if (!staged)
+        return staged.error();
+    // An overlay without a domain is left from a failed create; it holds nothing of value.
+    if (auto removed = pool->deleteVolume(overlayVolumeName(name)); !removed)
+        return removed.error();
+    auto overlay = pool->createOverlay(overlayVolumeName(name), staged.value(),
+                                       qint64(settings.diskGiB) << 30);
+    if (!overlay)
+        return overlay.error();
+
+    DomainSpec spec;
+    spec.name = domainName;
+    spec.uuid = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    spec.kind = DomainSpec::Kind::Workspace;
+    spec.kvm = connection.accelerator() == Accelerator::Kvm;
+    spec.memoryMiB = settings.memoryMiB;
+    spec.vcpus = settings.vcpus;
+    spec.kernel = staged->kernel;
+    spec.initrd = staged->initrd;
+    spec.cmdline =
+        image->cmdline + QLatin1String(" sbw.key=") + key.value()->kernelParameterValue();
+    spec.disk = overlay.value();
+    spec.sshPort = image->sshPort;
+    spec.agentPort = image->agentPort;
+    spec.imageRecipe = image->recipe;
+    spec.imageHash = image->hash;
+    spec.created = QDateTime::currentDateTimeUtc();
+    spec.workspaceName = name;
+    spec.imageBuildId = image->buildId;
+    spec.diskGiB = settings.diskGiB;
+    spec.hostKey = image->hostKey;
+    spec.natNetwork = settings.network == WorkspaceNetwork::Nat;
+
+    const QByteArray xml = domainXml(spec).toUtf8();
+    DomainPtr domain(virDomainDefineXML(conn, xml.constData()));
+    if (!domain) {
+        const Error error = virtError(QStringLiteral("cannot define workspace '%1'").arg(name));
+        pool->deleteVolume(overlayVolumeName(name));
+        return error;
+    }
+    auto record = readWorkspaceRecord(domain.get());
+    if (!record) {
+        virDomainUndefine(domain.get());
+        pool->deleteVolume(overlayVolumeName(name));
+        return record.error();
+    }
+    if (auto saved = saveWorkspaceRecord(record.value()); !saved)
+        qCWarning(lcVirt) << saved.error().message;
+    qCInfo(lcVirt) << "created workspace" << name << "as" << domainName;
+    auto workspace = std::make_unique<Workspace>(connection, record.value());
+    workspace->m_key = key.value();
+    return workspace;
+}
+
+Expected<std::unique_ptr<Workspace>> Workspace::open(HypervisorConnection& connection,
+                                                     const QString& name)
+{
+    if (auto opened = connection.ensureOpen(); !opened)
+        return opened.error();
+    auto domain = lookupWorkspaceDomain(connection.handle(), name);
+    if (!domain)
+        return domain.error();
+    auto record = readWorkspaceRecord(domain->get());
+    if (!record)
+        return record.error();
+    return std::make_unique<Workspace>(connection, record.value());
+}
+
+WorkspaceState Workspace::state()
+{
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    return domain ? readWorkspaceState(domain->get()) : WorkspaceState::Unknown;
+}
+
+Expected<void> Workspace::requireState(bool (*allowed)(WorkspaceState), const char* action)
+{
+    const WorkspaceState now = state();
+    if (allowed(now))
+        return {};
+    return makeError(QStringLiteral("cannot %1 workspace '%2': it is %3")
+                         .arg(QLatin1String(action), m_record.name, workspaceStateName(now)));
+}
+
+Expected<void> Workspace::start()
+{
+    std::lock_guard lock(m_mutex);
+    if (auto allowed = requireState(canStart, "start"); !allowed)
+        return allowed;
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    if (!domain)
+        return domain.error();
+    if (m_record.settings.network == WorkspaceNetwork::Nat) {
+        if (auto network = ensureDefaultNetwork(m_connection.handle()); !network)
+            return network;
+    }
+    if (virDomainCreate(domain->get()) < 0)
+        return virtError(QStringLiteral("cannot start workspace '%1'").arg(m_record.name));
+    qCInfo(lcVirt) << "started workspace" << m_record.name;
+    return {};
+}
+
+Expected<void> Workspace::stop(std::chrono::seconds grace)
+{
+    std::lock_guard lock(m_mutex);
+    if (auto allowed = requireState(canStop, "stop"); !allowed)
+        return allowed;
+    dropSession();
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    if (!domain)
+        return domain.error();
+    virDomainPtr dom = domain->get();
+    if (readWorkspaceState(dom) == WorkspaceState::Paused && virDomainResume(dom) < 0)
+        return virtError(
+            QStringLiteral("cannot resume workspace '%1' to shut it down").arg(m_record.name));
+
+    bool graceful = virDomainShutdownFlags(dom, VIR_DOMAIN_SHUTDOWN_GUEST_AGENT) == 0;
+    if (!graceful)
+        qCInfo(lcVirt) << "guest agent shutdown of" << m_record.name
+                       << "failed:" << lastVirtErrorMessage();
+    const auto deadline = Clock::now() + grace;
+    while (graceful && Clock::now() < deadline) {
+        int state = 0;
+        if (virDomainGetState(dom, &state, nullptr, 0) == 0 && state == VIR_DOMAIN_SHUTOFF) {
+            qCInfo(lcVirt) << "workspace" << m_record.name << "shut down";
+            return {};
+        }
+        QThread::msleep(100);
+    }
+    qCInfo(lcVirt) << "destroying workspace" << m_record.name << "after" << grace.count() << "s";
+    if (virDomainDestroy(dom) < 0 && virDomainIsActive(dom) == 1)
+        return virtError(QStringLiteral("cannot stop workspace '%1'").arg(m_record.name));
+    return {};
+}
+
+Expected<void> Workspace::pause()
+{
+    std::lock_guard lock(m_mutex);
+    if (auto allowed = requireState(canPause, "pause"); !allowed)
+        return allowed;
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    if (!domain)
+        return domain.error();
+    if (virDomainSuspend(domain->get()) < 0)
+        return virtError(QStringLiteral("cannot pause workspace '%1'").arg(m_record.name));
+    return {};
+}
+
+Expected<void> Workspace::resume()
+{
+    std::lock_guard lock(m_mutex);
+    if (auto allowed = requireState(canResume, "resume"); !allowed)
+        return allowed;
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    if (!domain)
+        return domain.error();
+    if (virDomainResume(domain->get()) < 0)
+        return virtError(QStringLiteral("cannot resume workspace '%1'").arg(m_record.name));
+    return syncGuestClock();
+}
+
+Expected<void> Workspace::hibernate()
+{
+    std::lock_guard lock(m_mutex);
+    if (auto allowed = requireState(canHibernate, "hibernate"); !allowed)
+        return allowed;
+    dropSession();
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    if (!domain)
+        return domain.error();
+    if (virDomainManagedSave(domain->get(), 0) < 0)
+        return virtError(QStringLiteral("cannot hibernate workspace '%1'").arg(m_record.name));
+    return {};
+}
+
+Expected<void> Workspace::wake()
+{
+    std::lock_guard lock(m_mutex);
+    if (auto allowed = requireState(canWake, "wake"); !allowed)
+        return allowed;
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    if (!domain)
+        return domain.error();
+    if (m_record.settings.network == WorkspaceNetwork::Nat) {
+        if (auto network = ensureDefaultNetwork(m_connection.handle()); !network)
+            return network;
+    }
+    if (virDomainCreate(domain->get()) < 0)
+        return virtError(QStringLiteral("cannot wake workspace '%1'").arg(m_record.name));
+    return syncGuestClock();
+}
+
+Expected<CheckpointInfo> Workspace::checkpoint(const QString& name, const QString& note)
+{
+    std::lock_guard lock(m_mutex);
+    if (auto valid = validateCheckpointName(name); !valid)
+        return valid.error();
+    if (auto allowed = requireState(canCheckpoint, "checkpoint"); !allowed)
+        return allowed.error();
+    // Without a host connection the guest's sshd waits for the next one, so a revert to this
+    // checkpoint finds it ready instead of in the middle of a session nobody has any more.
+    dropSession();
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    if (!domain)
+        return domain.error();
+    const QByteArray xml = snapshotXml(name, note).toUtf8();
+    SnapshotPtr snapshot(virDomainSnapshotCreateXML(domain->get(), xml.constData(), 0));
+    if (!snapshot)
+        return virtError(QStringLiteral("cannot take checkpoint '%1' of workspace '%2'")
+                             .arg(name, m_record.name));
+    char* description = virDomainSnapshotGetXMLDesc(snapshot.get(), 0);
+    auto info = checkpointFromSnapshotXml(QString::fromUtf8(description));
+    free(description);
+    if (info)
+        info->current = true;
+    return info;
+}
+
+Expected<QList<CheckpointInfo>> Workspace::checkpoints()
+{
+    std::lock_guard lock(m_mutex);
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    if (!domain)
+        return domain.error();
+    virDomainSnapshotPtr* snapshots = nullptr;
+    const int count = virDomainListAllSnapshots(domain->get(), &snapshots, 0);
+    if (count < 0)
+        return virtError(
+            QStringLiteral("cannot list the checkpoints of workspace '%1'").arg(m_record.name));
+    QList<CheckpointInfo> list;
+    for (int i = 0; i < count; ++i) {
+        char* description = virDomainSnapshotGetXMLDesc(snapshots[i], 0);
+        if (auto info = checkpointFromSnapshotXml(QString::fromUtf8(description))) {
+            info->current = virDomainSnapshotIsCurrent(snapshots[i], 0) == 1;
+            list << info.value();
+        }
+        free(description);
+        virDomainSnapshotFree(snapshots[i]);
+    }
+    free(snapshots);
+    sortTimeline(list);
+    return list;
+}
+
+Expected<RevertImpact> Workspace::revertImpact(const QString& name)
+{
+    std::lock_guard lock(m_mutex);
+    auto list = checkpoints();
+    if (!list)
+        return list.error();
+    RevertImpact impact;
+    bool found = false;
+    for (const CheckpointInfo& info : list.value()) {
+        if (found)
+            ++impact.laterCheckpoints;
+        if (info.name == name) {
+            found = true;
+            impact.checkpoint = name;
+            impact.checkpointCreated = info.created;
+        }
+    }
+    if (!found)
+        return makeError(
+            QStringLiteral("workspace '%1' has no checkpoint '%2'").arg(m_record.name, name));
+    impact.secondsLost =
+        std::max<qint64>(0, impact.checkpointCreated.secsTo(QDateTime::currentDateTimeUtc()));
+    const WorkspaceState now = state();
+    impact.guestRunning = now == WorkspaceState::Running || now == WorkspaceState::Paused ||
+                          now == WorkspaceState::Starting;
+    return impact;
+}
+
+Expected<void> Workspace::revert(const QString& name)
+{
+    std::lock_guard lock(m_mutex);
+    if (auto allowed = requireState(canRevert, "revert"); !allowed)
+        return allowed;
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    if (!domain)
+        return domain.error();
+    const QByteArray utf8 = name.toUtf8();
+    SnapshotPtr snapshot(virDomainSnapshotLookupByName(domain->get(), utf8.constData(), 0));
+    if (!snapshot)
+        return makeError(
+            QStringLiteral("workspace '%1' has no checkpoint '%2'").arg(m_record.name, name));
+    dropSession();
+    if (virDomainRevertToSnapshot(snapshot.get(), 0) < 0)
+        return virtError(QStringLiteral("cannot revert workspace '%1' to checkpoint '%2'")
+                             .arg(m_record.name, name));
+    int state = 0;
+    if (virDomainGetState(domain->get(), &state, nullptr, 0) == 0 && state == VIR_DOMAIN_RUNNING)
+        return syncGuestClock();
+    return {};
+}
+
+Expected<void> Workspace::deleteCheckpoint(const QString& name)
+{
+    std::lock_guard lock(m_mutex);
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    if (!domain)
+        return domain.error();
+    const QByteArray utf8 = name.toUtf8();
+    SnapshotPtr snapshot(virDomainSnapshotLookupByName(domain->get(), utf8.constData(), 0));
+    if (!snapshot)
+        return makeError(
+            QStringLiteral("workspace '%1' has no checkpoint '%2'").arg(m_record.name, name));
+    // Flags 0: this snapshot only; its children are re-parented and keep their data.
+    if (virDomainSnapshotDelete(snapshot.get(), 0) < 0)
+        return virtError(QStringLiteral("cannot delete checkpoint '%1' of workspace '%2'")
+                             .arg(name, m_record.name));
+    return {};
+}
+
+Expected<void> Workspace::remove()
+{
+    std::lock_guard lock(m_mutex);
+    dropSession();
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    if (!domain)
+        return domain.error();
+    if (virDomainIsActive(domain->get()) == 1 && virDomainDestroy(domain->get()) < 0)
+        return virtError(
+            QStringLiteral("cannot stop workspace '%1' to delete it").arg(m_record.name));
+    const unsigned flags = VIR_DOMAIN_UNDEFINE_MANAGED_SAVE |
+                           VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA |
+                           VIR_DOMAIN_UNDEFINE_CHECKPOINTS_METADATA;
+    if (virDomainUndefineFlags(domain->get(), flags) < 0)
+        return virtError(QStringLiteral("cannot delete workspace '%1'").arg(m_record.name));
+    auto pool = StoragePool::open(m_connection.handle(), isSystemUri(m_connection.uri()));
+    if (!pool)
+        return pool.error();
+    if (auto deleted = pool->deleteVolume(overlayVolumeName(m_record.name)); !deleted)
+        return deleted;
+    qCInfo(lcVirt) << "deleted workspace" << m_record.name;
+    return removeWorkspaceRecord(m_record.name);
+}
+
+Expected<ExecStatus> Workspace::exec(const ExecRequest& request, Clock::time_point readyDeadline)
+{
+    std::shared_ptr<Link> link;
+    {
+        std::lock_guard lock(m_mutex);
+        if (auto allowed = requireState(canExec, "run a command in"); !allowed)
+            return allowed.error();
+        if (auto ready = ensureSession(readyDeadline, request.cancel); !ready)
+            return ready.error();
+        link = m_link;
+    }
+    auto status = link->session->exec(request);
+    if (!status) {
+        std::lock_guard lock(m_mutex);
+        if (m_link == link)
+            dropSession(); // broken: the next exec() reconnects
+    }
+    return status;
+}
+
+QByteArray Workspace::commandLine(const QStringList& argv, const QString& workdir)
+{
+    QByteArray line = "cd " + shellQuote(workdir) + " && exec";
+    for (const QString& arg : argv)
+        line += ' ' + shellQuote(arg);
+    return line;
+}
+
+Expected<void> Workspace::syncGuestClock()
+{
+    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    if (!domain)
+        return domain.error();
+    const auto deadline = Clock::now() + kAgentTimeout;
+    while (true) {
+        const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+        if (virDomainSetTime(domain->get(), nowMs / 1000, unsigned((nowMs % 1000) * 1000000), 0) ==
+            0)
+            return {};
+        if (Clock::now() >= deadline)
+            return virtError(QStringLiteral("workspace '%1' runs, but its clock could not be set "
+                                            "through the guest agent")
+                                 .arg(m_record.name));
+        QThread::msleep(250); // the agent reconnects after a restore
+    }
+}
+
+Expected<void> Workspace::ensureSession(Clock::time_point deadline, const std::atomic_bool* cancel)
+{
+    if (m_link)
+        return {};
+    if (!m_key) {
+        auto key = ClientKey::loadOrCreate(paths::dataDir() + QLatin1String("/ssh"));
+        if (!key)
+            return key.error();
+        m_key = key.value();
+    }
+    const QByteArray port = m_record.sshPort.toUtf8();
+    Error lastError =
+        makeError(QStringLiteral("the guest of workspace '%1' did not become ready in time")
+                      .arg(m_record.name));
+    while (Clock::now() < deadline && !(cancel && cancel->load())) {
+        auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+        if (!domain)
+            return domain.error();
+        auto bridge = ChannelBridge::open(m_connection.handle(), domain->get(), port.constData());
+        if (!bridge)
+            return bridge.error();
+        auto link = std::make_shared<Link>();
+        link->bridge = std::move(bridge.value());
+        const auto attemptDeadline = std::min(deadline, Clock::now() + kAttemptTimeout);
+        auto session = GuestSession::connect(link->bridge->takePeerFd(), *m_key, m_record.hostKey,
+                                             attemptDeadline, cancel);
+        if (session) {
+            link->session = std::move(session.value());
+            m_link = std::move(link);
+            return {};
+        }
+        lastError = session.error();
+        qCInfo(lcChannel) << "SSH to workspace" << m_record.name
+                          << "failed, retrying:" << lastError.message;
+        QThread::msleep(200);
+    }
+    return lastError;
+}
+
+void Workspace::closeSession()
+{
+    std::lock_guard lock(m_mutex);
+    dropSession();
+}
+
+void Workspace::dropSession()
+{
+    m_link.reset();
+}
+
+} // namespace sbw

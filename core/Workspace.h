@@ -1,0 +1,131 @@
+#pragma once
+
+#include "Expected.h"
+#include "GuestSession.h"
+#include "WorkspaceCheckpoint.h"
+#include "WorkspaceRecord.h"
+#include "WorkspaceState.h"
+
+#include <QStringList>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+
+namespace sbw {
+
+class ChannelBridge;
+class ClientKey;
+class HypervisorConnection;
+
+/// A persistent agent workspace: the libvirt domain "sbw-ws-<name>" (defined, not transient)
+/// with the workbench's metadata, its own qcow2 overlay volume "sbw-ws-<name>.qcow2" in the
+/// storage pool over the image's read-only base (kept across stop and start), and a JSON record
+/// in `<dataDir>/workspaces/`. Checkpoints are libvirt internal snapshots (disk and memory)
+/// inside the overlay.
+///
+/// The domain is looked up by name on every call, so a Workspace stays usable across a
+/// reconnect of its HypervisorConnection. States are read from libvirt (state()); each call
+/// checks the matching predicate (canPause() …) first and refuses with a sentence otherwise.
+/// The SSH session for exec() is opened lazily and dropped whenever the guest's memory is
+/// saved or replaced (stop, hibernate, checkpoint, revert).
+///
+/// Every call blocks (libvirt, SSH): use from worker threads. Lifecycle calls are serialised;
+/// exec() runs beside them (a pause freezes a running command, a hibernate breaks it).
+class Workspace
+{
+public:
+    /// Stages the image (first use), creates the overlay (virtual size settings.diskGiB, at
+    /// least the image's), defines the domain and writes the record. The workspace is left
+    /// stopped. Errors: invalid name, name taken, image not built, libvirt failures (nothing is
+    /// left behind then).
+    static Expected<std::unique_ptr<Workspace>> create(HypervisorConnection& connection,
+                                                       const QString& name,
+                                                       const WorkspaceSettings& settings);
+
+    /// The existing workspace `name`, from its domain's metadata. Errors: no such workspace, a
+    /// domain of that name that is not ours.
+    static Expected<std::unique_ptr<Workspace>> open(HypervisorConnection& connection,
+                                                     const QString& name);
+
+    /// A workspace known from a listing (listWorkspaceRecords()).
+    Workspace(HypervisorConnection& connection, WorkspaceRecord record);
+    ~Workspace();
+
+    const WorkspaceRecord& record() const { return m_record; }
+    QString name() const { return m_record.name; }
+
+    /// readWorkspaceState() of the domain now; Unknown when libvirt cannot be asked.
+    WorkspaceState state();
+
+    /// Boots a stopped or crashed workspace (virDomainCreate); starts the NAT network
+    /// "default" first when the workspace has one.
+    Expected<void> start();
+    /// Asks the guest to power off through its agent (virDomainShutdownFlags with
+    /// VIR_DOMAIN_SHUTDOWN_GUEST_AGENT; a paused guest is resumed first) and destroys the
+    /// domain (virDomainDestroy) if it is still running after `grace`, or at once when the
+    /// agent does not answer. The disk is kept.
+    Expected<void> stop(std::chrono::seconds grace = std::chrono::seconds(30));
+    /// Stops the vCPUs; memory stays in RAM (virDomainSuspend).
+    Expected<void> pause();
+    /// Continues the vCPUs (virDomainResume) and sets the guest clock to the host's.
+    Expected<void> resume();
+    /// Saves memory to disk and stops the domain (virDomainManagedSave); survives restarts of
+    /// the workbench and of libvirtd.
+    Expected<void> hibernate();
+    /// Restores a hibernated workspace (virDomainCreate loads the managed save) and sets the
+    /// guest clock to the host's.
+    Expected<void> wake();
+
+    /// Takes checkpoint `name` (1–64 of A–Z a–z 0–9 . _ -) with `note`: disk and memory,
+    /// also of a paused workspace, which stays paused.
+    Expected<CheckpointInfo> checkpoint(const QString& name, const QString& note);
+    /// All checkpoints, oldest first, the current one marked.
+    Expected<QList<CheckpointInfo>> checkpoints();
+    /// What revert(name) would discard, for the question before it.
+    Expected<RevertImpact> revertImpact(const QString& name);
+    /// Returns disk and memory to checkpoint `name` (running or paused, as it was taken), then
+    /// sets the guest clock when it runs. Other checkpoints are kept.
+    Expected<void> revert(const QString& name);
+    /// Deletes checkpoint `name` only; the others and the base image keep their data.
+    Expected<void> deleteCheckpoint(const QString& name);
+
+    /// Destroys the domain if it runs and deletes everything of the workspace: the definition
+    /// with its managed save and checkpoint metadata, the overlay (with the checkpoints' data)
+    /// and the record. The object must not be used afterwards.
+    Expected<void> remove();
+
+    /// Runs `request` in the guest (GuestSession::exec), opening the SSH session first when
+    /// there is none; waits until `readyDeadline` for a starting guest. Errors: state does not
+    /// allow exec, guest not ready in time, session broken (the next call reconnects).
+    Expected<ExecStatus> exec(const ExecRequest& request,
+                              std::chrono::steady_clock::time_point readyDeadline);
+
+    /// Closes the SSH session, if any. The guest serves one host connection at a time, so
+    /// another program (`sbw ws exec`, a second workbench) can only reach it after this; the
+    /// next exec() reconnects.
+    void closeSession();
+
+    /// Shell command line that runs `argv` in `workdir`: "cd 'DIR' && exec 'ARG0' 'ARG1' …".
+    static QByteArray commandLine(const QStringList& argv,
+                                  const QString& workdir = QStringLiteral("/root"));
+
+private:
+    Expected<void> requireState(bool (*allowed)(WorkspaceState), const char* action);
+    Expected<void> syncGuestClock();
+    Expected<void> ensureSession(std::chrono::steady_clock::time_point deadline,
+                                 const std::atomic_bool* cancel);
+    void dropSession();
+
+    /// An SSH session and the channel bridge under it; shared so that an exec() in flight
+    /// keeps it alive while another thread drops it.
+    struct Link;
+
+    HypervisorConnection& m_connection;
+    WorkspaceRecord m_record;
+    std::recursive_mutex m_mutex; ///< lifecycle calls; exec() holds it only to get the link
+    std::shared_ptr<ClientKey> m_key;
+    std::shared_ptr<Link> m_link;
+};
+
+} // namespace sbw

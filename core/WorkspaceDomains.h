@@ -1,0 +1,41 @@
+#pragma once
+
+#include "Expected.h"
+#include "WorkspaceRecord.h"
+#include "WorkspaceState.h"
+
+#include <QList>
+#include <memory>
+
+typedef struct _virConnect* virConnectPtr;
+typedef struct _virDomain* virDomainPtr;
+struct _virDomain;
+
+namespace sbw {
+
+/// Frees a virDomainPtr.
+struct DomainDeleter
+{
+    void operator()(_virDomain* domain) const;
+};
+using DomainPtr = std::unique_ptr<_virDomain, DomainDeleter>;
+
+/// The record in the domain's workbench <metadata> (virDomainGetMetadata of the persistent
+/// definition). Errors: no workbench metadata, not a workspace, libvirt failures.
+Expected<WorkspaceRecord> readWorkspaceRecord(virDomainPtr domain);
+
+/// Every workspace on the connection, found by metadata (kind "workspace"), ordered by name.
+/// Domains without the workbench's metadata, and its ephemeral runs, are left out (and never
+/// touched). Errors: the domain list cannot be read.
+Expected<QList<WorkspaceRecord>> listWorkspaceRecords(virConnectPtr conn);
+
+/// The workspace domain "sbw-ws-<name>" whose metadata says it is workspace `name`.
+/// Errors: "no workspace named 'x'", a domain of that name that is not ours.
+Expected<DomainPtr> lookupWorkspaceDomain(virConnectPtr conn, const QString& name);
+
+/// The domain's state as libvirt reports it now (virDomainGetState,
+/// virDomainHasManagedSaveImage, the guest-agent channel state in the live XML); Unknown when
+/// libvirt cannot answer.
+WorkspaceState readWorkspaceState(virDomainPtr domain);
+
+} // namespace sbw

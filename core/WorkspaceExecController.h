@@ -1,0 +1,66 @@
+#pragma once
+
+#include "GuestSession.h"
+#include "OutputBatcher.h"
+
+#include <QObject>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+namespace sbw {
+
+class Workspace;
+
+/// How one command in a workspace ended, for the controller's finished() signal.
+struct WorkspaceExecOutcome
+{
+    QString command;     ///< the command line as typed
+    ExecStatus status;   ///< valid when error is empty
+    QString error;       ///< a sentence when the command could not run or the session broke
+    qint64 wallMs = 0;   ///< from start() to the end, ms
+};
+
+/// Runs one shell command at a time in a workspace (Workspace::exec) on a worker thread, for
+/// the GUI's command line. Output arrives batched (OutputBatcher: at most one burst per 50 ms)
+/// on the controller's thread, then finished(). Destroying the controller cancels a command
+/// in progress (its guest session is killed) and waits for the worker.
+class WorkspaceExecController : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit WorkspaceExecController(QObject* parent = nullptr);
+    ~WorkspaceExecController() override;
+
+    bool isRunning() const { return m_running; }
+
+    /// Runs `command` with `/bin/sh -c` semantics (the guest user's shell) in `workdir` of
+    /// `workspace`, killed after `timeout` (0: none). A starting guest is waited for up to
+    /// 120 s. Returns false while a command runs.
+    bool start(std::shared_ptr<Workspace> workspace, const QString& command,
+               const QString& workdir, std::chrono::seconds timeout);
+    /// Kills the running command; finished() follows with status.cancelled set.
+    void cancel() { m_cancel = true; }
+
+Q_SIGNALS:
+    void outputReceived(sbw::OutputStream stream, const QByteArray& bytes);
+    void finished(const sbw::WorkspaceExecOutcome& outcome);
+
+private:
+    void joinWorker();
+
+    std::atomic_bool m_cancel{false};
+    bool m_running = false;
+    std::thread m_worker;
+    OutputBatcher m_output;
+};
+
+/// The shell command line that runs `command` (as typed) in `workdir`: "cd 'DIR' && COMMAND".
+QByteArray workspaceShellCommand(const QString& command, const QString& workdir);
+
+} // namespace sbw
+
+Q_DECLARE_METATYPE(sbw::WorkspaceExecOutcome)

@@ -1,0 +1,265 @@
+// FileTreeModel and FileTreePane over SFTP on one real microVM, booted once for all cases.
+
+#include "FileTreeModel.h"
+#include "FileTreePane.h"
+#include "GuestSession.h"
+#include "HypervisorConnection.h"
+#include "Sandbox.h"
+#include "SftpClient.h"
+#include "TestEnvironment.h"
+
+#include <QAbstractItemModelTester>
+#include <QCryptographicHash>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+using namespace std::chrono_literals;
+
+class TestFileTree : public QObject
+{
+    Q_OBJECT
+
+    std::unique_ptr<sbw::HypervisorConnection> m_connection;
+    std::unique_ptr<sbw::Sandbox> m_sandbox;
+    std::shared_ptr<sbw::SftpClient> m_sftp;
+    QTemporaryDir m_host;
+
+    QByteArray run(const QByteArray& command)
+    {
+        QByteArray out;
+        sbw::ExecRequest request;
+        request.command = command;
+        request.timeout = 120s;
+        request.onStdout = [&](QByteArrayView bytes) { out.append(bytes); };
+        auto status = m_sandbox->session().exec(request);
+        return status ? out : QByteArray("exec failed: ") + status.error().message.toUtf8();
+    }
+
+    static bool waitLoaded(sbw::FileTreeModel& model, const QByteArray& path)
+    {
+        QSignalSpy loaded(&model, &sbw::FileTreeModel::folderLoaded);
+        return QTest::qWaitFor(
+            [&] {
+                for (const auto& args : loaded) {
+                    if (args.at(0).toByteArray() == path)
+                        return true;
+                }
+                return false;
+            },
+            60000);
+    }
+
+    static QStringList names(const sbw::FileTreeModel& model, const QModelIndex& parent = {})
+    {
+        QStringList result;
+        for (int row = 0; row < model.rowCount(parent); ++row)
+            result.append(model.index(row, 0, parent).data().toString());
+        result.sort();
+        return result;
+    }
+
+    static QModelIndex find(const sbw::FileTreeModel& model, const QString& name,
+                            const QModelIndex& parent = {})
+    {
+        for (int row = 0; row < model.rowCount(parent); ++row) {
+            if (model.index(row, 0, parent).data().toString() == name)
+                return model.index(row, 0, parent);
+        }
+        return {};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_host.isValid());
+        m_connection = std::make_unique<sbw::HypervisorConnection>(sbw::test::guestUri());
+        auto sandbox = sbw::Sandbox::start(*m_connection, {});
+        QVERIFY2(sandbox.ok(), sandbox ? "" : qPrintable(sandbox.error().message));
+        m_sandbox = std::move(sandbox.value());
+        auto ready = m_sandbox->waitReady(nullptr);
+        QVERIFY2(ready.ok(), ready ? "" : qPrintable(ready.error().message));
+        auto sftp = m_sandbox->session().openSftp();
+        QVERIFY2(sftp.ok(), sftp ? "" : qPrintable(sftp.error().message));
+        m_sftp = std::move(sftp.value());
+        QCOMPARE(run("mkdir -p /tmp/ft/dir /tmp/ft/many && cd /tmp/ft && printf hello > a.txt && "
+                     "chmod 644 a.txt"
+                     " && printf x > dir/inner && touch \"$(printf "
+                     "'bad\\nname\\033[2J\\342\\200\\256evil')\""
+                     " && cd many && seq -f 'f%05g' 1 10000 | xargs touch && echo ok"),
+                 QByteArray("ok\n"));
+    }
+
+    void foldersLoadOnlyWhenAsked()
+    {
+        sbw::FileTreeModel model(m_sftp, "/tmp/ft");
+        QVERIFY(model.canFetchMore({}));
+        QCOMPARE(model.rowCount(), 0);
+        model.fetchMore({});
+        QVERIFY(waitLoaded(model, "/tmp/ft"));
+        QCOMPARE(names(model), (QStringList{QStringLiteral("a.txt"),
+                                            QStringLiteral("bad\\nname\\x1b[2J<U+202E>evil"),
+                                            QStringLiteral("dir"), QStringLiteral("many")}));
+        const QModelIndex dir = find(model, QStringLiteral("dir"));
+        QVERIFY(model.hasChildren(dir));
+        QVERIFY(model.canFetchMore(dir));
+        QCOMPARE(model.rowCount(dir), 0);
+        model.fetchMore(dir);
+        QVERIFY(waitLoaded(model, "/tmp/ft/dir"));
+        QCOMPARE(names(model, dir), QStringList{QStringLiteral("inner")});
+        QCOMPARE(model.index(0, 0, dir).data(sbw::FileTreeModel::PathRole).toByteArray(),
+                 QByteArray("/tmp/ft/dir/inner"));
+        QVERIFY(!model.hasChildren(model.index(0, 0, dir)));
+        QVERIFY(!model.canFetchMore(model.index(0, 0, dir)));
+    }
+
+    void modelPassesTheTester()
+    {
+        // The tester fetches every folder it meets, so the whole tree loads under its checks.
+        sbw::FileTreeModel model(m_sftp, "/tmp/ft");
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.fetchMore({});
+        QVERIFY(
+            QTest::qWaitFor([&] { return model.rowCount() == 4 && !model.isLoading(); }, 120000));
+        const QModelIndex dir = find(model, QStringLiteral("dir"));
+        model.fetchMore(dir);
+        QVERIFY(
+            QTest::qWaitFor([&] { return model.rowCount(dir) == 1 && !model.isLoading(); }, 60000));
+        QCOMPARE(names(model, dir), QStringList{QStringLiteral("inner")});
+    }
+
+    void columnsShowAttributes()
+    {
+        sbw::FileTreeModel model(m_sftp, "/tmp/ft");
+        model.fetchMore({});
+        QVERIFY(waitLoaded(model, "/tmp/ft"));
+        const QModelIndex file = find(model, QStringLiteral("a.txt"));
+        QVERIFY(file.isValid());
+        QCOMPARE(file.siblingAtColumn(sbw::FileTreeModel::SizeColumn).data().toString(),
+                 QStringLiteral("5 bytes"));
+        QCOMPARE(file.siblingAtColumn(sbw::FileTreeModel::ModeColumn).data().toString(),
+                 QStringLiteral("-rw-r--r--"));
+        QCOMPARE(file.siblingAtColumn(sbw::FileTreeModel::OwnerColumn).data().toString(),
+                 QStringLiteral("root:root"));
+        QVERIFY(
+            !file.siblingAtColumn(sbw::FileTreeModel::ModifiedColumn).data().toString().isEmpty());
+        const QModelIndex dir = find(model, QStringLiteral("dir"));
+        QCOMPARE(dir.siblingAtColumn(sbw::FileTreeModel::ModeColumn).data().toString(),
+                 QStringLiteral("drwxr-xr-x"));
+        QCOMPARE(dir.siblingAtColumn(sbw::FileTreeModel::SizeColumn).data().toString(), QString());
+    }
+
+    void oddNamesAreEscapedButKeepTheirBytes()
+    {
+        sbw::FileTreeModel model(m_sftp, "/tmp/ft");
+        model.fetchMore({});
+        QVERIFY(waitLoaded(model, "/tmp/ft"));
+        const QModelIndex odd = find(model, QStringLiteral("bad\\nname\\x1b[2J<U+202E>evil"));
+        QVERIFY(odd.isValid());
+        const QString shown = odd.data().toString();
+        QVERIFY(!shown.contains(QLatin1Char('\n')));
+        QVERIFY(!shown.contains(QChar(0x1b)));
+        QVERIFY(!shown.contains(QChar(0x202e)));
+        QCOMPARE(odd.data(sbw::FileTreeModel::PathRole).toByteArray(),
+                 QByteArray("/tmp/ft/bad\nname\x1b[2J\xe2\x80\xae"
+                            "evil"));
+    }
+
+    void tenThousandEntriesArriveInBatches()
+    {
+        sbw::FileTreeModel model(m_sftp, "/tmp/ft/many");
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy loaded(&model, &sbw::FileTreeModel::folderLoaded);
+        model.fetchMore({});
+        // The first rows are visible while the listing goes on.
+        QVERIFY(QTest::qWaitFor([&] { return model.rowCount() > 0; }, 60000));
+        QVERIFY(loaded.isEmpty());
+        QVERIFY(model.rowCount() < 10000);
+        QVERIFY(waitLoaded(model, "/tmp/ft/many"));
+        QCOMPARE(model.rowCount(), 10000);
+        QVERIFY(inserted.size() >= 20);
+        QCOMPARE(
+            find(model, QStringLiteral("f09999")).data(sbw::FileTreeModel::PathRole).toByteArray(),
+            QByteArray("/tmp/ft/many/f09999"));
+    }
+
+    void refreshShowsNewEntries()
+    {
+        sbw::FileTreeModel model(m_sftp, "/tmp/ft/dir");
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.fetchMore({});
+        QVERIFY(waitLoaded(model, "/tmp/ft/dir"));
+        QCOMPARE(names(model), QStringList{QStringLiteral("inner")});
+        QCOMPARE(run("touch /tmp/ft/dir/later && echo ok"), QByteArray("ok\n"));
+        model.refresh();
+        QVERIFY(waitLoaded(model, "/tmp/ft/dir"));
+        QCOMPARE(names(model), (QStringList{QStringLiteral("inner"), QStringLiteral("later")}));
+    }
+
+    void missingFolderReportsASentence()
+    {
+        sbw::FileTreeModel model(m_sftp, "/tmp/nothing-here");
+        QSignalSpy failed(&model, &sbw::FileTreeModel::loadFailed);
+        model.fetchMore({});
+        QVERIFY(failed.wait(60000));
+        QCOMPARE(
+            failed.first().at(1).toString(),
+            QStringLiteral(
+                "cannot list /tmp/nothing-here: there is no such file or folder in the guest"));
+        QCOMPARE(model.rowCount(), 0);
+        QVERIFY(!model.canFetchMore({}));
+    }
+
+    void paneUploadsAndDownloads()
+    {
+        sbw::FileTreePane pane(m_sftp, "/tmp/ft");
+        pane.resize(720, 420);
+        pane.show();
+        QVERIFY(waitLoaded(*pane.model(), "/tmp/ft"));
+        pane.view()->expand(find(*pane.model(), QStringLiteral("dir")));
+        QVERIFY(waitLoaded(*pane.model(), "/tmp/ft/dir"));
+
+        QByteArray bytes;
+        for (int i = 0; i < 300000; ++i)
+            bytes.append(char(i * 7 + (i >> 8)));
+        const QString source = m_host.filePath(QStringLiteral("up.bin"));
+        {
+            QFile file(source);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(bytes);
+        }
+        QSignalSpy finished(&pane, &sbw::FileTreePane::transferFinished);
+        pane.uploadFiles({source}, "/tmp/ft/dir");
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.first().at(0).toString(), QString());
+        QCOMPARE(run("sha256sum < /tmp/ft/dir/up.bin").left(64),
+                 QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+        const QModelIndex dir = find(*pane.model(), QStringLiteral("dir"));
+        QVERIFY(QTest::qWaitFor(
+            [&] { return find(*pane.model(), QStringLiteral("up.bin"), dir).isValid(); }, 60000));
+
+        pane.view()->setCurrentIndex(find(*pane.model(), QStringLiteral("a.txt")));
+        pane.downloadSelected(m_host.path());
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.at(1).at(0).toString(), QString());
+        QFile back(m_host.filePath(QStringLiteral("a.txt")));
+        QVERIFY(back.open(QIODevice::ReadOnly));
+        QCOMPARE(back.readAll(), QByteArray("hello"));
+
+        const QString shot = QStringLiteral(SBW_SCREENSHOT_DIR "/filetreepane.png");
+        QVERIFY(pane.grab().save(shot));
+    }
+
+    void cleanupTestCase()
+    {
+        m_sftp.reset();
+        m_sandbox.reset();
+    }
+};
+
+QTEST_MAIN(TestFileTree)
+#include "tst_filetree.moc"

@@ -1,0 +1,183 @@
+// The workspace pane and session list on a real workspace: the session list finds it with its
+// state, a command typed on the pane's command line runs in the guest with its output and exit
+// status shown, a file written by one command is there for the next, Pause and Resume from the
+// toolbar actions change the state libvirt reports, and a checkpoint appears in the timeline.
+// Needs a running libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
+
+#include "ConnectionUri.h"
+#include "HypervisorConnection.h"
+#include "MainWindow.h"
+#include "OutputView.h"
+#include "SessionListModel.h"
+#include "SessionListPane.h"
+#include "Workspace.h"
+#include "WorkspaceActions.h"
+#include "WorkspaceManager.h"
+#include "WorkspacePane.h"
+
+#include <QAction>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTreeView>
+#include <QTreeWidget>
+#include <QtTest>
+
+using namespace sbw;
+
+namespace {
+
+constexpr int kBootTimeoutMs = 240 * 1000;
+constexpr int kCommandTimeoutMs = 120 * 1000;
+
+} // namespace
+
+class TestWorkspacePane : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void sessionListShowsWorkspaceAndState();
+    void commandRunsWithOutputAndExitStatus();
+    void fileWrittenByOneCommandIsThereForTheNext();
+    void pauseAndResumeFromActions();
+    void checkpointAppearsInTimeline();
+
+private:
+    /// Runs `command` through the pane's command line; returns the outcome.
+    WorkspaceExecOutcome runTyped(const QString& command);
+    void waitForState(WorkspaceState state, int timeoutMs);
+
+    QString m_name;
+    std::unique_ptr<HypervisorConnection> m_connection;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+void TestWorkspacePane::initTestCase()
+{
+    m_name = QStringLiteral("gui-test-%1").arg(QCoreApplication::applicationPid());
+    m_connection = std::make_unique<HypervisorConnection>(defaultConnectionUri());
+    QVERIFY(m_connection->ensureOpen().ok());
+    WorkspaceSettings settings;
+    settings.memoryMiB = 256;
+    auto created = Workspace::create(*m_connection, m_name, settings);
+    QVERIFY2(created.ok(), qPrintable(created.ok() ? QString() : created.error().message));
+    auto started = created.value()->start();
+    QVERIFY2(started.ok(), qPrintable(started.ok() ? QString() : started.error().message));
+
+    m_window = std::make_unique<MainWindow>(m_connection.get());
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+}
+
+void TestWorkspacePane::cleanupTestCase()
+{
+    m_window.reset();
+    if (m_connection) {
+        if (auto workspace = Workspace::open(*m_connection, m_name); workspace.ok())
+            QVERIFY(workspace.value()->remove().ok());
+    }
+}
+
+void TestWorkspacePane::waitForState(WorkspaceState state, int timeoutMs)
+{
+    WorkspaceManager* manager = m_window->workspaceManager();
+    QTRY_VERIFY_WITH_TIMEOUT(manager->state(m_name) == state, timeoutMs);
+    const auto* model = static_cast<SessionListModel*>(m_window->sessionList()->view()->model());
+    const int row = model->rowOf(m_name);
+    QCOMPARE(model->index(row, SessionListModel::StateColumn).data().toString(),
+             workspaceStateName(state));
+}
+
+void TestWorkspacePane::sessionListShowsWorkspaceAndState()
+{
+    const auto* model = static_cast<SessionListModel*>(m_window->sessionList()->view()->model());
+    QTRY_VERIFY_WITH_TIMEOUT(model->rowOf(m_name) > 0, 10000);
+    QCOMPARE(model->index(SessionListModel::kRunRow, SessionListModel::NameColumn).data().toString(),
+             QStringLiteral("Ephemeral run"));
+    m_window->sessionList()->select(m_name);
+    QCOMPARE(m_window->workspacePane()->workspace(), m_name);
+    QCOMPARE(m_window->workspaceActions()->current(), m_name);
+    // The guest agent connects once the guest has booted: starting → running.
+    waitForState(WorkspaceState::Running, kBootTimeoutMs);
+    QVERIFY(m_window->workspaceActions()->pauseAction()->isEnabled());
+    QVERIFY(!m_window->workspaceActions()->resumeAction()->isEnabled());
+    QVERIFY(!m_window->workspaceActions()->startAction()->isEnabled());
+}
+
+WorkspaceExecOutcome TestWorkspacePane::runTyped(const QString& command)
+{
+    WorkspacePane* pane = m_window->workspacePane();
+    QSignalSpy finished(pane, &WorkspacePane::commandFinished);
+    pane->commandLine()->setText(command);
+    QTest::keyClick(pane->commandLine(), Qt::Key_Return);
+    [&] { QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kCommandTimeoutMs); }();
+    return finished.isEmpty() ? WorkspaceExecOutcome{}
+                              : finished.first().first().value<WorkspaceExecOutcome>();
+}
+
+void TestWorkspacePane::commandRunsWithOutputAndExitStatus()
+{
+    m_window->sessionList()->select(m_name);
+    const auto outcome = runTyped(QStringLiteral("pwd; echo hello-$((6*7)); echo oops >&2; exit 3"));
+    QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+    QCOMPARE(outcome.status.exitStatus, std::optional<int>(3));
+    const QString shown = m_window->workspacePane()->output()->shownText();
+    QVERIFY2(shown.contains(QStringLiteral("/root\nhello-42\noops\n")), qPrintable(shown));
+    QVERIFY2(shown.contains(QStringLiteral("exit status 3")), qPrintable(shown));
+}
+
+void TestWorkspacePane::fileWrittenByOneCommandIsThereForTheNext()
+{
+    QCOMPARE(runTyped(QStringLiteral("printf 'kept\\n' > note.txt")).status.exitStatus,
+             std::optional<int>(0));
+    const auto outcome = runTyped(QStringLiteral("cat /root/note.txt"));
+    QCOMPARE(outcome.status.exitStatus, std::optional<int>(0));
+    QVERIFY(m_window->workspacePane()->output()->shownText().contains(QStringLiteral("\nkept\n")));
+}
+
+void TestWorkspacePane::pauseAndResumeFromActions()
+{
+    WorkspaceActions* actions = m_window->workspaceActions();
+    QVERIFY(actions->pauseAction()->isEnabled());
+    actions->pauseAction()->trigger();
+    waitForState(WorkspaceState::Paused, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(actions->resumeAction()->isEnabled(), 10000);
+    QVERIFY(!actions->pauseAction()->isEnabled());
+    QVERIFY(m_window->workspacePane()->commandLine()->isEnabled());
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-paused.png"));
+
+    actions->resumeAction()->trigger();
+    waitForState(WorkspaceState::Running, 60000);
+    // The guest runs again and its clock was set: a command works and sees the host's time.
+    const qint64 hostSeconds = QDateTime::currentSecsSinceEpoch();
+    const auto outcome = runTyped(QStringLiteral("date +%s"));
+    QCOMPARE(outcome.status.exitStatus, std::optional<int>(0));
+    const QStringList lines = m_window->workspacePane()->output()->shownText().split(QLatin1Char('\n'));
+    bool ok = false;
+    const qint64 guestSeconds = lines.value(1).trimmed().toLongLong(&ok);
+    QVERIFY2(ok, qPrintable(lines.join(QLatin1Char('|'))));
+    QVERIFY2(std::abs(guestSeconds - hostSeconds) <= 5,
+             qPrintable(QStringLiteral("guest %1, host %2").arg(guestSeconds).arg(hostSeconds)));
+}
+
+void TestWorkspacePane::checkpointAppearsInTimeline()
+{
+    auto workspace = m_window->workspaceManager()->workspace(m_name);
+    QVERIFY(workspace);
+    auto taken = workspace->checkpoint(QStringLiteral("before-change"), QStringLiteral("note.txt says kept"));
+    QVERIFY2(taken.ok(), qPrintable(taken.ok() ? QString() : taken.error().message));
+    WorkspacePane* pane = m_window->workspacePane();
+    pane->reloadCheckpoints();
+    QTRY_COMPARE_WITH_TIMEOUT(pane->checkpointList()->topLevelItemCount(), 1, 30000);
+    const QTreeWidgetItem* item = pane->checkpointList()->topLevelItem(0);
+    QVERIFY2(item->text(0).startsWith(QStringLiteral("before-change")), qPrintable(item->text(0)));
+    QCOMPARE(item->text(3), QStringLiteral("note.txt says kept"));
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-pane.png"));
+}
+
+QTEST_MAIN(TestWorkspacePane)
+#include "tst_workspacepane.moc"

@@ -1,0 +1,225 @@
+// The stats sampler against one real 2-vCPU microVM, booted once for all cases: idle and busy
+// CPU figures, memory rising with a guest allocation, a paused sandbox marked without errors.
+
+#include "GuestSession.h"
+#include "HypervisorConnection.h"
+#include "Sandbox.h"
+#include "StatsSampler.h"
+#include "TestEnvironment.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTest>
+#include <algorithm>
+#include <libvirt/libvirt.h>
+
+using namespace std::chrono_literals;
+
+class TestStatsSampler : public QObject
+{
+    Q_OBJECT
+
+    std::unique_ptr<sbw::HypervisorConnection> m_connection;
+    std::unique_ptr<sbw::Sandbox> m_sandbox;
+    std::unique_ptr<sbw::StatsSampler> m_sampler;
+    std::unique_ptr<QSignalSpy> m_failures;
+    QString m_uuid;
+
+    void exec(const QByteArray& command)
+    {
+        sbw::ExecRequest request;
+        request.command = command;
+        request.timeout = 60s;
+        auto status = m_sandbox->session().exec(request);
+        QVERIFY2(status.ok(), status ? "" : qPrintable(status.error().message));
+        QCOMPARE(status->exitStatus, std::optional<int>(0));
+    }
+
+    /// This sandbox's samples of the next `count` ticks.
+    QList<sbw::SandboxSample> nextSamples(int count)
+    {
+        QSignalSpy ticks(m_sampler.get(), &sbw::StatsSampler::sampled);
+        QList<sbw::SandboxSample> samples;
+        while (ticks.size() < count && ticks.wait(5000)) {
+        }
+        for (const QList<QVariant>& args : std::as_const(ticks)) {
+            const auto tick = args.constFirst().value<sbw::StatsTick>();
+            for (const sbw::SandboxSample& s : tick.sandboxes)
+                if (s.uuid == m_uuid)
+                    samples.append(s);
+        }
+        return samples;
+    }
+
+    static QString describe(const QList<sbw::SandboxSample>& samples)
+    {
+        QStringList out;
+        for (const auto& s : samples)
+            out << QStringLiteral("%1 cpu=%2 mem=%3")
+                       .arg(sbw::stateName(s.state))
+                       .arg(s.cpuPercent ? QString::number(*s.cpuPercent, 'f', 1)
+                                         : QStringLiteral("-"))
+                       .arg(s.memoryUsedMiB ? QString::number(*s.memoryUsedMiB, 'f', 1)
+                                            : QStringLiteral("-"));
+        return out.join(QStringLiteral("; "));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_connection = std::make_unique<sbw::HypervisorConnection>(sbw::test::guestUri());
+        sbw::SandboxOptions options;
+        options.vcpus = 2;
+        auto sandbox = sbw::Sandbox::start(*m_connection, options);
+        QVERIFY2(sandbox.ok(), sandbox ? "" : qPrintable(sandbox.error().message));
+        m_sandbox = std::move(sandbox.value());
+        auto ready = m_sandbox->waitReady(nullptr);
+        QVERIFY2(ready.ok(), ready ? "" : qPrintable(ready.error().message));
+
+        m_sampler = std::make_unique<sbw::StatsSampler>(m_connection.get());
+        m_failures =
+            std::make_unique<QSignalSpy>(m_sampler.get(), &sbw::StatsSampler::samplingFailed);
+        QSignalSpy ticks(m_sampler.get(), &sbw::StatsSampler::sampled);
+        m_sampler->start();
+        QVERIFY(ticks.wait(5000));
+        for (const auto& s : ticks.constFirst().constFirst().value<sbw::StatsTick>().sandboxes)
+            if (s.name == m_sandbox->domainName())
+                m_uuid = s.uuid;
+        QVERIFY2(!m_uuid.isEmpty(), "the sampler did not report the sandbox");
+    }
+
+    void idleGuestIsBelowTwentyPercent()
+    {
+        const QList<sbw::SandboxSample> samples = nextSamples(4).mid(1);
+        QCOMPARE(samples.size(), 3);
+        for (const auto& s : samples) {
+            QCOMPARE(s.state, sbw::SandboxState::Running);
+            QCOMPARE(s.vcpus, 2);
+            QVERIFY2(s.cpuPercent && *s.cpuPercent < 20, qPrintable(describe(samples)));
+        }
+    }
+
+    void twoBusyLoopsReadEightyToHundredPercent()
+    {
+        sbw::ExecRequest nproc;
+        nproc.command = "exec nproc";
+        QByteArray cpus;
+        nproc.onStdout = [&](QByteArrayView bytes) { cpus.append(bytes); };
+        QVERIFY(m_sandbox->session().exec(nproc).ok());
+        QCOMPARE(cpus, QByteArray("2\n"));
+        exec("yes >/dev/null 2>&1 </dev/null & yes >/dev/null 2>&1 </dev/null & exit 0");
+        // A few ticks to settle, then three consecutive readings.
+        const QList<sbw::SandboxSample> samples = nextSamples(6).mid(3);
+        exec("pkill yes; exit 0");
+        QCOMPARE(samples.size(), 3);
+        double sum = 0;
+        for (const auto& s : samples) {
+            QVERIFY2(s.cpuPercent, qPrintable(describe(samples)));
+            QVERIFY2(*s.cpuPercent <= 100.0, qPrintable(describe(samples)));
+            sum += *s.cpuPercent;
+        }
+        // The guest can only get what the 2-core host leaves it: the host's figure says whether
+        // something else was competing.
+        QStringList host;
+        for (const sbw::HostSample& h :
+             m_sampler->hostHistory().mid(m_sampler->hostHistory().size() - 3))
+            host << QString::number(h.cpuPercent.value_or(-1), 'f', 1);
+        QVERIFY2(sum / 3 >= 80.0, qPrintable(describe(samples) + QStringLiteral("; host CPU % ") +
+                                             host.join(QLatin1Char(' '))));
+    }
+
+    void memoryRisesWithAHundredMebibyteAllocation()
+    {
+        const QList<sbw::SandboxSample> before = nextSamples(3);
+        QVERIFY2(!before.isEmpty() && before.constLast().memoryUsedMiB,
+                 qPrintable(describe(before)));
+        const double baseline = *before.constLast().memoryUsedMiB;
+        exec("python3 -c 'b=bytearray(100<<20); import time; time.sleep(30)' >/dev/null 2>&1 "
+             "</dev/null & exit 0");
+        const QList<sbw::SandboxSample> after = nextSamples(8);
+        exec("pkill -f 'bytearra[y]'; exit 0");
+        double peak = 0;
+        for (const auto& s : after)
+            peak = std::max(peak, s.memoryUsedMiB.value_or(0));
+        QVERIFY2(
+            peak - baseline >= 80.0,
+            qPrintable(
+                QStringLiteral("baseline %1 MiB; after: %2").arg(baseline).arg(describe(after))));
+    }
+
+    void pausedSandboxIsMarkedWithoutErrors()
+    {
+        virDomainPtr domain = virDomainLookupByName(m_connection->handle(),
+                                                    m_sandbox->domainName().toUtf8().constData());
+        QVERIFY(domain);
+        QCOMPARE(virDomainSuspend(domain), 0);
+        // The first tick may have been taken before the suspend and still be queued.
+        const QList<sbw::SandboxSample> samples = nextSamples(4).mid(1);
+        QCOMPARE(virDomainResume(domain), 0);
+        virDomainFree(domain);
+        QCOMPARE(samples.size(), 3);
+        for (const auto& s : samples) {
+            QCOMPARE(s.state, sbw::SandboxState::Paused);
+            QCOMPARE(s.cpuPercent, std::nullopt);
+        }
+        QCOMPARE(m_failures->size(), 0);
+        QVERIFY(m_sampler->history(m_uuid).size() >= 10);
+        // Running again: CPU figures come back after one tick.
+        const QList<sbw::SandboxSample> resumed = nextSamples(3);
+        QVERIFY2(resumed.constLast().cpuPercent.has_value(), qPrintable(describe(resumed)));
+        exec("exit 0");
+    }
+
+    void cliPrintsTheSandbox()
+    {
+        QProcess json;
+        json.start(QStringLiteral(SBW_CLI_PATH),
+                   {QStringLiteral("stats"), QStringLiteral("--json"), QStringLiteral("--connect"),
+                    m_connection->uri()});
+        QVERIFY(json.waitForFinished(20000));
+        QCOMPARE(json.exitCode(), 0);
+        const QList<QByteArray> lines = json.readAllStandardOutput().split('\n');
+        QCOMPARE(lines.size(), 2); // one object, one newline
+        const QJsonObject tick = QJsonDocument::fromJson(lines.constFirst()).object();
+        QVERIFY(tick.value("host").toObject().value("memory_total_mib").toDouble() > 0);
+        QJsonObject ours;
+        for (const QJsonValue& sandbox : tick.value("sandboxes").toArray())
+            if (sandbox.toObject().value("name").toString() == m_sandbox->domainName())
+                ours = sandbox.toObject();
+        QCOMPARE(ours.value("uuid").toString(), m_uuid);
+        QCOMPARE(ours.value("state").toString(), QStringLiteral("running"));
+        QCOMPARE(ours.value("vcpus").toInt(), 2);
+        const double cpu = ours.value("cpu_percent").toDouble(-1);
+        QVERIFY2(cpu >= 0 && cpu <= 100, qPrintable(QString::number(cpu)));
+        QVERIFY(ours.value("memory_used_mib").toDouble() > 10);
+        QVERIFY(ours.value("disk_write_bytes_per_sec").isDouble());
+        QVERIFY(ours.value("net_rx_bytes_per_sec").isNull()); // no NIC at all
+
+        QProcess table;
+        table.start(QStringLiteral(SBW_CLI_PATH),
+                    {QStringLiteral("stats"), QStringLiteral("--connect"), m_connection->uri()});
+        QVERIFY(table.waitForFinished(20000));
+        QCOMPARE(table.exitCode(), 0);
+        const QStringList rows =
+            QString::fromUtf8(table.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+        QVERIFY2(rows.constFirst().startsWith(QLatin1String("NAME")), qPrintable(rows.join('\n')));
+        QVERIFY(rows.constLast().startsWith(QLatin1String("(host)")));
+        const auto row = std::find_if(rows.begin(), rows.end(), [this](const QString& r) {
+            return r.startsWith(m_sandbox->domainName());
+        });
+        QVERIFY2(row != rows.end(), qPrintable(rows.join('\n')));
+        QCOMPARE(row->split(' ', Qt::SkipEmptyParts).value(1), QStringLiteral("running"));
+    }
+
+    void cleanupTestCase()
+    {
+        m_sampler.reset();
+        m_sandbox.reset();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStatsSampler)
+#include "tst_statssampler.moc"

@@ -1,0 +1,376 @@
+#include "FileTreeModel.h"
+
+#include "VisibleText.h"
+
+#include <QApplication>
+#include <QLocale>
+#include <QStyle>
+#include <mutex>
+#include <thread>
+
+namespace sbw {
+
+struct FileTreeModel::Node
+{
+    enum class State
+    {
+        NotLoaded,
+        Loading,
+        Loaded
+    };
+
+    quint64 id = 0;
+    Node* parent = nullptr;
+    int row = 0;
+    QByteArray path;
+    SftpEntry entry;
+    std::vector<std::unique_ptr<Node>> children;
+    State state = State::NotLoaded;
+    quint64 generation = 0; ///< bumped by refresh; loads of older generations are dropped
+
+    bool isFolder() const { return entry.type == SftpEntry::Type::Directory; }
+};
+
+/// Lets worker threads post to the model only while it exists.
+struct FileTreeModel::Link
+{
+    std::mutex mutex;
+    FileTreeModel* model = nullptr;
+
+    /// Calls `function(model)` in the model's thread, unless the model is gone by then.
+    void post(std::function<void(FileTreeModel*)> function)
+    {
+        std::lock_guard lock(mutex);
+        if (model)
+            QMetaObject::invokeMethod(
+                model, [m = model, function] { function(m); }, Qt::QueuedConnection);
+    }
+};
+
+namespace {
+
+/// A guest name for display: UTF-8 (invalid bytes as U+FFFD), with newlines and tabs escaped
+/// like every other hidden character.
+QString visibleName(const QByteArray& name)
+{
+    QString text = QString::fromUtf8(name);
+    text.replace(QLatin1Char('\n'), QLatin1String("\\n"))
+        .replace(QLatin1Char('\t'), QLatin1String("\\t"));
+    return makeVisible(text);
+}
+
+QString modeString(quint32 mode)
+{
+    QString text(10, QLatin1Char('-'));
+    switch (mode & 0170000) {
+    case 0040000:
+        text[0] = QLatin1Char('d');
+        break;
+    case 0120000:
+        text[0] = QLatin1Char('l');
+        break;
+    case 0020000:
+        text[0] = QLatin1Char('c');
+        break;
+    case 0060000:
+        text[0] = QLatin1Char('b');
+        break;
+    case 0010000:
+        text[0] = QLatin1Char('p');
+        break;
+    case 0140000:
+        text[0] = QLatin1Char('s');
+        break;
+    default:
+        break;
+    }
+    const char* letters = "rwxrwxrwx";
+    for (int i = 0; i < 9; ++i) {
+        if (mode & (0400u >> i))
+            text[i + 1] = QLatin1Char(letters[i]);
+    }
+    const auto special = [&](int position, quint32 bit, char set, char setWithoutExec) {
+        if (mode & bit)
+            text[position] = QLatin1Char(text[position] == QLatin1Char('x') ? set : setWithoutExec);
+    };
+    special(3, 04000, 's', 'S');
+    special(6, 02000, 's', 'S');
+    special(9, 01000, 't', 'T');
+    return text;
+}
+
+QString ownerString(const SftpEntry& entry)
+{
+    const QString user =
+        entry.owner.isEmpty() ? QString::number(entry.uid) : makeVisible(entry.owner);
+    const QString group =
+        entry.group.isEmpty() ? QString::number(entry.gid) : makeVisible(entry.group);
+    return user + QLatin1Char(':') + group;
+}
+
+QByteArray childPath(const QByteArray& folder, const QByteArray& name)
+{
+    return folder.endsWith('/') ? folder + name : folder + '/' + name;
+}
+
+} // namespace
+
+FileTreeModel::FileTreeModel(std::shared_ptr<SftpClient> sftp, const QByteArray& rootPath,
+                             QObject* parent)
+    : QAbstractItemModel(parent), m_sftp(std::move(sftp)), m_link(std::make_shared<Link>())
+{
+    m_link->model = this;
+    setRootPath(rootPath);
+}
+
+FileTreeModel::~FileTreeModel()
+{
+    std::lock_guard lock(m_link->mutex);
+    m_link->model = nullptr;
+}
+
+QByteArray FileTreeModel::rootPath() const
+{
+    return m_root->path;
+}
+
+void FileTreeModel::setRootPath(const QByteArray& rootPath)
+{
+    beginResetModel();
+    m_nodes.clear();
+    m_root = std::make_unique<Node>();
+    m_root->id = m_nextId++;
+    m_root->path = rootPath;
+    m_root->entry.type = SftpEntry::Type::Directory;
+    m_nodes.insert(m_root->id, m_root.get());
+    endResetModel();
+}
+
+void FileTreeModel::refresh(const QModelIndex& index)
+{
+    Node* node = nodeOf(index);
+    if (!node->isFolder())
+        return;
+    if (!node->children.empty()) {
+        beginRemoveRows(index, 0, int(node->children.size()) - 1);
+        for (auto& child : node->children)
+            forget(child.get());
+        node->children.clear();
+        endRemoveRows();
+    }
+    ++node->generation;
+    node->state = Node::State::NotLoaded;
+    startLoad(node);
+}
+
+QModelIndex FileTreeModel::indexForPath(const QByteArray& path) const
+{
+    for (const Node* node : m_nodes) {
+        if (node->path == path)
+            return indexOf(node);
+    }
+    return {};
+}
+
+void FileTreeModel::forget(Node* node)
+{
+    m_nodes.remove(node->id);
+    for (auto& child : node->children)
+        forget(child.get());
+}
+
+FileTreeModel::Node* FileTreeModel::nodeOf(const QModelIndex& index) const
+{
+    return index.isValid() ? static_cast<Node*>(index.internalPointer()) : m_root.get();
+}
+
+QModelIndex FileTreeModel::indexOf(const Node* node) const
+{
+    return node == m_root.get() ? QModelIndex()
+                                : createIndex(node->row, 0, const_cast<Node*>(node));
+}
+
+QModelIndex FileTreeModel::index(int row, int column, const QModelIndex& parent) const
+{
+    const Node* node = nodeOf(parent);
+    if (row < 0 || column < 0 || column >= ColumnCount || row >= int(node->children.size()))
+        return {};
+    return createIndex(row, column, node->children[size_t(row)].get());
+}
+
+QModelIndex FileTreeModel::parent(const QModelIndex& child) const
+{
+    if (!child.isValid())
+        return {};
+    return indexOf(nodeOf(child)->parent);
+}
+
+int FileTreeModel::rowCount(const QModelIndex& parent) const
+{
+    if (parent.column() > 0)
+        return 0;
+    return int(nodeOf(parent)->children.size());
+}
+
+int FileTreeModel::columnCount(const QModelIndex&) const
+{
+    return ColumnCount;
+}
+
+bool FileTreeModel::hasChildren(const QModelIndex& parent) const
+{
+    if (parent.column() > 0)
+        return false;
+    const Node* node = nodeOf(parent);
+    return node->isFolder() && (node->state != Node::State::Loaded || !node->children.empty());
+}
+
+bool FileTreeModel::canFetchMore(const QModelIndex& parent) const
+{
+    if (parent.column() > 0)
+        return false;
+    const Node* node = nodeOf(parent);
+    return node->isFolder() && node->state == Node::State::NotLoaded;
+}
+
+void FileTreeModel::fetchMore(const QModelIndex& parent)
+{
+    if (canFetchMore(parent))
+        startLoad(nodeOf(parent));
+}
+
+void FileTreeModel::startLoad(Node* node)
+{
+    node->state = Node::State::Loading;
+    ++m_loading;
+    const quint64 id = node->id;
+    const quint64 generation = node->generation;
+    const QByteArray path = node->path;
+    std::thread([sftp = m_sftp, link = m_link, id, generation, path] {
+        auto listed = sftp->listDirectory(path, [&](const QList<SftpEntry>& batch) {
+            link->post([id, generation, batch](FileTreeModel* model) {
+                model->addBatch(id, generation, batch);
+            });
+        });
+        const QString error = listed ? QString() : listed.error().message;
+        link->post([id, generation, error](FileTreeModel* model) {
+            model->finishLoad(id, generation, error);
+        });
+    }).detach();
+}
+
+void FileTreeModel::addBatch(quint64 nodeId, quint64 generation, const QList<SftpEntry>& entries)
+{
+    Node* node = m_nodes.value(nodeId);
+    if (!node || node->generation != generation || entries.isEmpty())
+        return;
+    const int first = int(node->children.size());
+    beginInsertRows(indexOf(node), first, first + int(entries.size()) - 1);
+    for (const SftpEntry& entry : entries) {
+        auto child = std::make_unique<Node>();
+        child->id = m_nextId++;
+        child->parent = node;
+        child->row = int(node->children.size());
+        child->path = childPath(node->path, entry.name);
+        child->entry = entry;
+        m_nodes.insert(child->id, child.get());
+        node->children.push_back(std::move(child));
+    }
+    endInsertRows();
+}
+
+void FileTreeModel::finishLoad(quint64 nodeId, quint64 generation, const QString& error)
+{
+    --m_loading;
+    Node* node = m_nodes.value(nodeId);
+    if (!node || node->generation != generation)
+        return;
+    node->state = Node::State::Loaded;
+    // A folder that turned out empty (or unreadable) loses its expander.
+    if (node->children.empty() && node != m_root.get())
+        Q_EMIT dataChanged(indexOf(node), indexOf(node));
+    if (error.isEmpty())
+        Q_EMIT folderLoaded(node->path);
+    else
+        Q_EMIT loadFailed(node->path, error);
+}
+
+QVariant FileTreeModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid())
+        return {};
+    const Node* node = nodeOf(index);
+    const SftpEntry& entry = node->entry;
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case NameColumn:
+            return visibleName(entry.name);
+        case SizeColumn:
+            return entry.type == SftpEntry::Type::Directory
+                       ? QString()
+                       : QLocale().formattedDataSize(entry.size);
+        case ModeColumn:
+            return modeString(entry.mode);
+        case OwnerColumn:
+            return ownerString(entry);
+        case ModifiedColumn:
+            return QLocale().toString(entry.mtime.toLocalTime(),
+                                      QStringLiteral("yyyy-MM-dd HH:mm"));
+        default:
+            return {};
+        }
+    case Qt::ToolTipRole:
+        return index.column() == NameColumn ? visibleName(node->path) : QVariant();
+    case Qt::DecorationRole:
+        if (index.column() != NameColumn || !qApp)
+            return {};
+        return QApplication::style()->standardIcon(
+            entry.type == SftpEntry::Type::Directory ? QStyle::SP_DirIcon
+            : entry.type == SftpEntry::Type::Symlink ? QStyle::SP_FileLinkIcon
+                                                     : QStyle::SP_FileIcon);
+    case Qt::TextAlignmentRole:
+        return index.column() == SizeColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                            : QVariant();
+    case PathRole:
+        return node->path;
+    case EntryTypeRole:
+        return int(entry.type);
+    case SizeRole:
+        return entry.size;
+    default:
+        return {};
+    }
+}
+
+QVariant FileTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn:
+        return tr("Name");
+    case SizeColumn:
+        return tr("Size");
+    case ModeColumn:
+        return tr("Mode");
+    case OwnerColumn:
+        return tr("Owner");
+    case ModifiedColumn:
+        return tr("Modified");
+    default:
+        return {};
+    }
+}
+
+Qt::ItemFlags FileTreeModel::flags(const QModelIndex& index) const
+{
+    if (!index.isValid())
+        return Qt::ItemIsDropEnabled;
+    Qt::ItemFlags flags = Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemNeverHasChildren;
+    if (nodeOf(index)->isFolder())
+        flags = (flags & ~Qt::ItemNeverHasChildren) | Qt::ItemIsDropEnabled;
+    return flags;
+}
+
+} // namespace sbw

@@ -1,0 +1,245 @@
+#include "FileTreePane.h"
+
+#include "FileTreeModel.h"
+#include "VisibleText.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMimeData>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <thread>
+
+namespace sbw {
+
+FileTreePane::FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& rootPath,
+                           QWidget* parent)
+    : QWidget(parent), m_sftp(std::move(sftp)), m_model(new FileTreeModel(m_sftp, rootPath, this)),
+      m_view(new QTreeView(this)), m_refresh(new QPushButton(tr("Refresh"), this)),
+      m_download(new QPushButton(tr("Download…"), this)),
+      m_upload(new QPushButton(tr("Upload…"), this)), m_progress(new QProgressBar(this)),
+      m_status(new QLabel(this))
+{
+    m_view->setModel(m_model);
+    m_view->setUniformRowHeights(true); // keeps a 10,000-row folder cheap to lay out
+    m_view->setTextElideMode(Qt::ElideMiddle);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->header()->setStretchLastSection(false);
+    m_view->header()->setSectionResizeMode(FileTreeModel::NameColumn, QHeaderView::Stretch);
+    // Fixed widths: sizing to contents would measure every row of a 10,000-entry folder.
+    const int margin = 3 * fontMetrics().horizontalAdvance(QLatin1Char('M'));
+    m_view->header()->resizeSection(FileTreeModel::ModeColumn,
+                                    fontMetrics().horizontalAdvance(QStringLiteral("drwxrwxrwx")) +
+                                        margin);
+    m_view->header()->resizeSection(
+        FileTreeModel::ModifiedColumn,
+        fontMetrics().horizontalAdvance(QStringLiteral("0000-00-00 00:00")) + margin);
+    m_view->setAcceptDrops(true);
+    m_view->viewport()->setAcceptDrops(true);
+    m_view->viewport()->installEventFilter(this);
+    m_progress->setRange(0, 1000);
+    m_progress->hide();
+    m_status->setWordWrap(true);
+    m_status->hide();
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_refresh);
+    buttons->addWidget(m_download);
+    buttons->addWidget(m_upload);
+    buttons->addWidget(m_progress, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(buttons);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_status);
+
+    connect(m_refresh, &QPushButton::clicked, this, [this] {
+        const QModelIndex current = m_view->currentIndex();
+        const QModelIndex folder =
+            current.isValid() && current.data(FileTreeModel::EntryTypeRole).toInt() ==
+                                     int(SftpEntry::Type::Directory)
+                ? current.siblingAtColumn(0)
+                : current.parent();
+        m_model->refresh(folder);
+    });
+    connect(m_download, &QPushButton::clicked, this, [this] {
+        const QString folder =
+            QFileDialog::getExistingDirectory(this, tr("Download to"), QDir::homePath());
+        if (!folder.isEmpty())
+            downloadSelected(folder);
+    });
+    connect(m_upload, &QPushButton::clicked, this, [this] {
+        const QStringList files =
+            QFileDialog::getOpenFileNames(this, tr("Upload to the sandbox"), QDir::homePath());
+        if (!files.isEmpty())
+            uploadFiles(files, uploadFolder());
+    });
+    connect(m_model, &FileTreeModel::loadFailed, this,
+            [this](const QByteArray&, const QString& message) {
+                m_status->setText(makeVisible(message));
+                m_status->show();
+            });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this] { setBusy(m_busy); });
+    setBusy(false);
+}
+
+QByteArray FileTreePane::uploadFolder() const
+{
+    const QModelIndex current = m_view->currentIndex();
+    if (!current.isValid())
+        return m_model->rootPath();
+    if (current.data(FileTreeModel::EntryTypeRole).toInt() == int(SftpEntry::Type::Directory))
+        return current.data(FileTreeModel::PathRole).toByteArray();
+    const QModelIndex parent = current.parent();
+    return parent.isValid() ? parent.data(FileTreeModel::PathRole).toByteArray()
+                            : m_model->rootPath();
+}
+
+void FileTreePane::downloadSelected(const QString& hostFolder)
+{
+    const QModelIndex current = m_view->currentIndex();
+    if (!current.isValid() || m_busy)
+        return;
+    const QByteArray guestPath = current.data(FileTreeModel::PathRole).toByteArray();
+    const QString target =
+        QDir(hostFolder).filePath(QFile::decodeName(guestPath.mid(guestPath.lastIndexOf('/') + 1)));
+    startTransfer(tr("Downloading %1").arg(makeVisible(QString::fromUtf8(guestPath))),
+                  [sftp = m_sftp, guestPath, target](const SftpClient::Progress& progress) {
+                      return sftp->download(guestPath, target, progress);
+                  },
+                  {});
+}
+
+void FileTreePane::uploadFiles(const QStringList& hostFiles, const QByteArray& guestFolder)
+{
+    if (hostFiles.isEmpty() || m_busy)
+        return;
+    startTransfer(
+        tr("Uploading %n file(s)", nullptr, int(hostFiles.size())),
+        [sftp = m_sftp, hostFiles,
+         guestFolder](const SftpClient::Progress& progress) -> Expected<void> {
+            qint64 total = 0;
+            for (const QString& file : hostFiles)
+                total += QFileInfo(file).size();
+            qint64 before = 0;
+            for (const QString& file : hostFiles) {
+                const QByteArray target = guestFolder + (guestFolder.endsWith('/') ? "" : "/") +
+                                          QFile::encodeName(QFileInfo(file).fileName());
+                auto sent = sftp->upload(
+                    file, target, [&](qint64 done, qint64) { progress(before + done, total); });
+                if (!sent)
+                    return sent;
+                before += QFileInfo(file).size();
+            }
+            return {};
+        },
+        guestFolder);
+}
+
+void FileTreePane::startTransfer(const QString& label,
+                                 std::function<Expected<void>(const SftpClient::Progress&)> work,
+                                 const QByteArray& refreshFolder)
+{
+    setBusy(true);
+    m_status->hide();
+    m_progress->setValue(0);
+    m_progress->setFormat(label + QStringLiteral(" — %p%"));
+    m_progress->show();
+    // Results go through the application object and are dropped if the pane is gone by then.
+    QPointer<FileTreePane> pane(this);
+    std::thread([pane, work = std::move(work), refreshFolder] {
+        int shown = -1;
+        const auto progress = [&](qint64 done, qint64 total) {
+            const int permille = total > 0 ? int(done * 1000 / total) : 1000;
+            if (permille == shown)
+                return;
+            shown = permille;
+            QMetaObject::invokeMethod(
+                qApp,
+                [pane, permille] {
+                    if (pane)
+                        pane->m_progress->setValue(permille);
+                },
+                Qt::QueuedConnection);
+        };
+        const Expected<void> result = work(progress);
+        const QString error = result ? QString() : result.error().message;
+        QMetaObject::invokeMethod(
+            qApp,
+            [pane, error, refreshFolder] {
+                if (!pane)
+                    return;
+                pane->setBusy(false);
+                pane->m_progress->hide();
+                if (!error.isEmpty()) {
+                    pane->m_status->setText(makeVisible(error));
+                    pane->m_status->show();
+                }
+                if (!refreshFolder.isEmpty()) {
+                    const QModelIndex folder = pane->m_model->indexForPath(refreshFolder);
+                    if (folder.isValid() || refreshFolder == pane->m_model->rootPath())
+                        pane->m_model->refresh(folder);
+                }
+                Q_EMIT pane->transferFinished(error);
+            },
+            Qt::QueuedConnection);
+    }).detach();
+}
+
+void FileTreePane::setBusy(bool busy)
+{
+    m_busy = busy;
+    m_download->setEnabled(!busy && m_view->currentIndex().isValid());
+    m_upload->setEnabled(!busy);
+}
+
+bool FileTreePane::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched != m_view->viewport())
+        return QWidget::eventFilter(watched, event);
+    switch (event->type()) {
+    case QEvent::DragEnter:
+    case QEvent::DragMove: {
+        auto* drag = static_cast<QDropEvent*>(event);
+        if (!drag->mimeData()->hasUrls() || m_busy)
+            return false;
+        drag->acceptProposedAction();
+        return true;
+    }
+    case QEvent::Drop: {
+        auto* drop = static_cast<QDropEvent*>(event);
+        QStringList files;
+        for (const QUrl& url : drop->mimeData()->urls()) {
+            if (url.isLocalFile() && QFileInfo(url.toLocalFile()).isFile())
+                files.append(url.toLocalFile());
+        }
+        const QModelIndex target = m_view->indexAt(drop->position().toPoint());
+        QByteArray folder = m_model->rootPath();
+        if (target.isValid()) {
+            const bool isFolder = target.data(FileTreeModel::EntryTypeRole).toInt() ==
+                                  int(SftpEntry::Type::Directory);
+            const QModelIndex folderIndex = isFolder ? target : target.parent();
+            if (folderIndex.isValid())
+                folder = folderIndex.data(FileTreeModel::PathRole).toByteArray();
+        }
+        drop->acceptProposedAction();
+        uploadFiles(files, folder);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+} // namespace sbw

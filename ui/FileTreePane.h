@@ -1,0 +1,68 @@
+#pragma once
+
+#include "SftpClient.h"
+
+#include <QWidget>
+#include <memory>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTreeView;
+
+namespace sbw {
+
+class FileTreeModel;
+
+/// The file tree of a running sandbox: a lazy tree (FileTreeModel) of the guest folder
+/// `rootPath` with Refresh, Download… and Upload… buttons, uploads by dropping host files on a
+/// folder (or on the empty area: the root), and a progress bar for the running transfer. One
+/// transfer runs at a time, on a worker thread; errors appear as a line under the tree.
+class FileTreePane : public QWidget
+{
+    Q_OBJECT
+
+public:
+    FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& rootPath,
+                 QWidget* parent = nullptr);
+
+    FileTreeModel* model() const { return m_model; }
+    QTreeView* view() const { return m_view; }
+
+    /// Copies the selected file or folder into the host folder `hostFolder`. Returns at once;
+    /// transferFinished() follows.
+    void downloadSelected(const QString& hostFolder);
+
+    /// Copies the host files `hostFiles` into the guest folder `guestFolder` and refreshes it.
+    /// Returns at once; transferFinished() follows.
+    void uploadFiles(const QStringList& hostFiles, const QByteArray& guestFolder);
+
+    /// The guest folder an upload goes to: the selected folder, the folder of the selected
+    /// file, or the root.
+    QByteArray uploadFolder() const;
+
+Q_SIGNALS:
+    /// A download or upload ended; `error` is empty on success, else a sentence.
+    void transferFinished(const QString& error);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void startTransfer(const QString& label,
+                       std::function<Expected<void>(const SftpClient::Progress&)> work,
+                       const QByteArray& refreshFolder);
+    void setBusy(bool busy);
+
+    std::shared_ptr<SftpClient> m_sftp;
+    FileTreeModel* m_model;
+    QTreeView* m_view;
+    QPushButton* m_refresh;
+    QPushButton* m_download;
+    QPushButton* m_upload;
+    QProgressBar* m_progress;
+    QLabel* m_status;
+    bool m_busy = false;
+};
+
+} // namespace sbw

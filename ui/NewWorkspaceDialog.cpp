@@ -1,0 +1,85 @@
+#include "NewWorkspaceDialog.h"
+
+#include "DataPaths.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+
+namespace sbw {
+
+NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
+    : QDialog(parent), m_name(new QLineEdit(this)), m_recipe(new QComboBox(this)),
+      m_vcpus(new QSpinBox(this)), m_memory(new QSpinBox(this)), m_disk(new QSpinBox(this)),
+      m_network(new QComboBox(this)), m_problem(new QLabel(this)),
+      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
+{
+    setWindowTitle(tr("New Workspace"));
+    const WorkspaceSettings defaults;
+    m_name->setPlaceholderText(tr("e.g. agent-1"));
+    // Recipes with a built image: the cache folder's links (images/<recipe> → build).
+    const QDir images(paths::imagesDir());
+    for (const QFileInfo& entry : images.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot))
+        if (entry.isSymLink())
+            m_recipe->addItem(entry.fileName());
+    if (m_recipe->findText(defaults.recipe) < 0)
+        m_recipe->insertItem(0, defaults.recipe);
+    m_recipe->setCurrentText(defaults.recipe);
+    m_vcpus->setRange(1, 16);
+    m_vcpus->setValue(defaults.vcpus);
+    m_memory->setRange(128, 65536);
+    m_memory->setSingleStep(128);
+    m_memory->setSuffix(tr(" MiB"));
+    m_memory->setValue(defaults.memoryMiB);
+    m_disk->setRange(4, 1024);
+    m_disk->setSuffix(tr(" GiB"));
+    m_disk->setValue(defaults.diskGiB);
+    m_network->addItem(tr("None (no network interface)"), workspaceNetworkName(WorkspaceNetwork::None));
+    m_network->addItem(tr("NAT (libvirt network 'default')"), workspaceNetworkName(WorkspaceNetwork::Nat));
+    m_problem->setStyleSheet(QStringLiteral("color: palette(highlight);"));
+    m_problem->setWordWrap(true);
+
+    auto* form = new QFormLayout(this);
+    form->addRow(tr("&Name:"), m_name);
+    form->addRow(tr("&Image:"), m_recipe);
+    form->addRow(tr("&vCPUs:"), m_vcpus);
+    form->addRow(tr("&Memory:"), m_memory);
+    form->addRow(tr("&Disk size:"), m_disk);
+    form->addRow(tr("Net&work:"), m_network);
+    form->addRow(m_problem);
+    form->addRow(m_buttons);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_name, &QLineEdit::textChanged, this, &NewWorkspaceDialog::validate);
+    validate();
+}
+
+void NewWorkspaceDialog::validate()
+{
+    const auto valid = validateWorkspaceName(name());
+    m_problem->setText(name().isEmpty() || valid ? QString() : valid.error().message);
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(!name().isEmpty() && valid.ok());
+}
+
+QString NewWorkspaceDialog::name() const
+{
+    return m_name->text().trimmed();
+}
+
+WorkspaceSettings NewWorkspaceDialog::settings() const
+{
+    WorkspaceSettings settings;
+    settings.recipe = m_recipe->currentText();
+    settings.vcpus = m_vcpus->value();
+    settings.memoryMiB = m_memory->value();
+    settings.diskGiB = m_disk->value();
+    parseWorkspaceNetwork(m_network->currentData().toString(), &settings.network);
+    return settings;
+}
+
+} // namespace sbw

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "WorkspaceRecord.h"
+
+#include <QDialog>
+
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+namespace sbw {
+
+/// Asks for what a new workspace is made of: name (checked with validateWorkspaceName() while
+/// typing), image recipe, vCPUs, memory (MiB), disk size (GiB) and network (none or NAT).
+class NewWorkspaceDialog : public QDialog
+{
+    Q_OBJECT
+
+public:
+    explicit NewWorkspaceDialog(QWidget* parent = nullptr);
+
+    QString name() const;
+    WorkspaceSettings settings() const;
+
+private:
+    void validate();
+
+    QLineEdit* m_name;
+    QComboBox* m_recipe;
+    QSpinBox* m_vcpus;
+    QSpinBox* m_memory;
+    QSpinBox* m_disk;
+    QComboBox* m_network;
+    QLabel* m_problem;
+    QDialogButtonBox* m_buttons;
+};
+
+} // namespace sbw

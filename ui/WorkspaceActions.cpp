@@ -1,0 +1,232 @@
+#include "WorkspaceActions.h"
+
+#include "NewWorkspaceDialog.h"
+#include "Workspace.h"
+#include "WorkspaceManager.h"
+
+#include <QAction>
+#include <QFutureWatcher>
+#include <QIcon>
+#include <QInputDialog>
+#include <QMessageBox>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace sbw {
+
+WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceManager* manager,
+                                   QWidget* dialogParent)
+    : QObject(dialogParent), m_connection(connection), m_manager(manager),
+      m_dialogParent(dialogParent)
+{
+    m_new = makeAction(tr("&New Workspace…"), QStringLiteral("list-add"),
+                       QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N),
+                       tr("Create a persistent workspace (Ctrl+Shift+N)"));
+    m_start = makeAction(tr("&Start"), QStringLiteral("media-playback-start"), {},
+                         tr("Boot the workspace"));
+    m_stop = makeAction(tr("S&top"), QStringLiteral("system-shutdown"), {},
+                        tr("Power the guest off (forced after 30 s); its disk is kept"));
+    m_pause = makeAction(tr("&Pause"), QStringLiteral("media-playback-pause"),
+                         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
+                         tr("Freeze the guest in memory (Ctrl+Shift+P)"));
+    m_resume = makeAction(tr("&Resume"), QStringLiteral("media-playback-start"),
+                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+                          tr("Let a paused guest run again and correct its clock (Ctrl+Shift+R)"));
+    m_hibernate = makeAction(tr("&Hibernate"), QStringLiteral("document-save"),
+                             QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H),
+                             tr("Save the guest's memory to disk and stop it (Ctrl+Shift+H)"));
+    m_wake = makeAction(tr("&Wake"), QStringLiteral("document-revert"), {},
+                        tr("Restore a hibernated guest where it was"));
+    m_checkpoint = makeAction(tr("&Checkpoint…"), QStringLiteral("camera-photo"),
+                              QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
+                              tr("Save disk and memory as a named checkpoint (Ctrl+Shift+K)"));
+    m_delete = makeAction(tr("&Delete Workspace…"), QStringLiteral("edit-delete"), {},
+                          tr("Delete the workspace with its disk and checkpoints"));
+
+    connect(m_new, &QAction::triggered, this, &WorkspaceActions::createWorkspace);
+    connect(m_start, &QAction::triggered, this,
+            [this] { run(tr("Start"), [](Workspace& w) { return w.start(); }); });
+    connect(m_stop, &QAction::triggered, this,
+            [this] { run(tr("Stop"), [](Workspace& w) { return w.stop(); }); });
+    connect(m_pause, &QAction::triggered, this,
+            [this] { run(tr("Pause"), [](Workspace& w) { return w.pause(); }); });
+    connect(m_resume, &QAction::triggered, this,
+            [this] { run(tr("Resume"), [](Workspace& w) { return w.resume(); }); });
+    connect(m_hibernate, &QAction::triggered, this,
+            [this] { run(tr("Hibernate"), [](Workspace& w) { return w.hibernate(); }); });
+    connect(m_wake, &QAction::triggered, this,
+            [this] { run(tr("Wake"), [](Workspace& w) { return w.wake(); }); });
+    connect(m_checkpoint, &QAction::triggered, this, &WorkspaceActions::takeCheckpoint);
+    connect(m_delete, &QAction::triggered, this, &WorkspaceActions::deleteWorkspace);
+    connect(m_manager, &WorkspaceManager::stateChanged, this, &WorkspaceActions::updateEnabled);
+    connect(m_manager, &WorkspaceManager::workspacesChanged, this, &WorkspaceActions::updateEnabled);
+    connect(m_manager, &WorkspaceManager::connectedChanged, this, &WorkspaceActions::updateEnabled);
+    updateEnabled();
+}
+
+QAction* WorkspaceActions::makeAction(const QString& text, const QString& icon,
+                                      const QKeySequence& shortcut, const QString& tip)
+{
+    auto* action = new QAction(QIcon::fromTheme(icon), text, this);
+    action->setShortcut(shortcut);
+    action->setToolTip(tip);
+    action->setStatusTip(tip);
+    return action;
+}
+
+QList<QAction*> WorkspaceActions::lifecycleActions() const
+{
+    return {m_start, m_stop, m_pause, m_resume, m_hibernate, m_wake, m_checkpoint};
+}
+
+void WorkspaceActions::setCurrent(const QString& name)
+{
+    m_current = name;
+    updateEnabled();
+}
+
+void WorkspaceActions::updateEnabled()
+{
+    const bool connected = m_manager->isConnected();
+    m_new->setEnabled(connected);
+    const bool usable = connected && !m_current.isEmpty() && !m_busy.contains(m_current);
+    const WorkspaceState state = m_manager->state(m_current);
+    m_start->setEnabled(usable && canStart(state));
+    m_stop->setEnabled(usable && canStop(state));
+    m_pause->setEnabled(usable && canPause(state));
+    m_resume->setEnabled(usable && canResume(state));
+    m_hibernate->setEnabled(usable && canHibernate(state));
+    m_wake->setEnabled(usable && canWake(state));
+    m_checkpoint->setEnabled(usable && canCheckpoint(state));
+    m_delete->setEnabled(usable && canDelete(state));
+}
+
+void WorkspaceActions::run(const QString& what, std::function<Expected<void>(Workspace&)> operation,
+                           bool changesCheckpoints)
+{
+    const QString name = m_current;
+    const std::shared_ptr<Workspace> workspace = m_manager->workspace(name);
+    if (!workspace || m_busy.contains(name))
+        return;
+    m_busy.insert(name);
+    updateEnabled();
+    auto* watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcher<QString>::finished, this,
+            [this, watcher, name, what, changesCheckpoints] {
+                const QString error = watcher->result();
+                watcher->deleteLater();
+                m_busy.remove(name);
+                m_manager->refresh();
+                updateEnabled();
+                if (changesCheckpoints)
+                    Q_EMIT checkpointsChanged(name);
+                Q_EMIT operationFinished(name, what, error);
+            });
+    watcher->setFuture(QtConcurrent::run([workspace, operation = std::move(operation)] {
+        auto outcome = operation(*workspace);
+        return outcome ? QString() : outcome.error().message;
+    }));
+}
+
+void WorkspaceActions::createWorkspace()
+{
+    NewWorkspaceDialog dialog(m_dialogParent);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const QString name = dialog.name();
+    const WorkspaceSettings settings = dialog.settings();
+    m_busy.insert(name);
+    auto* watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, name] {
+        const QString error = watcher->result();
+        watcher->deleteLater();
+        m_busy.remove(name);
+        m_manager->refresh();
+        updateEnabled();
+        Q_EMIT operationFinished(name, tr("Create"), error);
+        if (error.isEmpty())
+            Q_EMIT workspaceCreated(name);
+    });
+    HypervisorConnection* connection = m_connection;
+    watcher->setFuture(QtConcurrent::run([connection, name, settings] {
+        auto created = Workspace::create(*connection, name, settings);
+        return created ? QString() : created.error().message;
+    }));
+}
+
+void WorkspaceActions::takeCheckpoint()
+{
+    bool ok = false;
+    const QString name = QInputDialog::getText(
+        m_dialogParent, tr("New Checkpoint"),
+        tr("Checkpoint name (letters, digits, '.', '_' and '-'):"), QLineEdit::Normal,
+        QDateTime::currentDateTimeUtc().toString(QStringLiteral("'cp-'yyyyMMdd-HHmmss")), &ok);
+    if (!ok || name.isEmpty())
+        return;
+    const QString note = QInputDialog::getMultiLineText(
+        m_dialogParent, tr("New Checkpoint"), tr("Note (what this state is):"), QString(), &ok);
+    if (!ok)
+        return;
+    run(tr("Checkpoint"),
+        [name, note](Workspace& w) -> Expected<void> {
+            auto taken = w.checkpoint(name, note);
+            if (!taken)
+                return taken.error();
+            return {};
+        },
+        true);
+}
+
+void WorkspaceActions::revertTo(const QString& checkpoint)
+{
+    const std::shared_ptr<Workspace> workspace = m_manager->workspace(m_current);
+    if (!workspace || m_busy.contains(m_current))
+        return;
+    // revertImpact() reads snapshot metadata: a short local libvirt call.
+    auto impact = workspace->revertImpact(checkpoint);
+    if (!impact) {
+        QMessageBox::warning(m_dialogParent, tr("Revert"), impact.error().message);
+        return;
+    }
+    const auto answer = QMessageBox::question(
+        m_dialogParent, tr("Revert to Checkpoint"),
+        tr("Revert workspace '%1' to checkpoint '%2'?\n\n%3")
+            .arg(m_current, checkpoint, impact->describe()),
+        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes)
+        return;
+    run(tr("Revert"), [checkpoint](Workspace& w) { return w.revert(checkpoint); }, true);
+}
+
+void WorkspaceActions::deleteCheckpoint(const QString& checkpoint)
+{
+    if (m_current.isEmpty() || m_busy.contains(m_current))
+        return;
+    const auto answer = QMessageBox::question(
+        m_dialogParent, tr("Delete Checkpoint"),
+        tr("Delete checkpoint '%1' of workspace '%2'? Other checkpoints and the workspace's "
+           "current state are kept.")
+            .arg(checkpoint, m_current),
+        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes)
+        return;
+    run(tr("Delete checkpoint"),
+        [checkpoint](Workspace& w) { return w.deleteCheckpoint(checkpoint); }, true);
+}
+
+void WorkspaceActions::deleteWorkspace()
+{
+    if (m_current.isEmpty())
+        return;
+    const auto answer = QMessageBox::warning(
+        m_dialogParent, tr("Delete Workspace"),
+        tr("Delete workspace '%1'?\n\nIts virtual machine is destroyed if it runs, and its "
+           "disk, memory image, checkpoints and record are deleted. This cannot be undone.")
+            .arg(m_current),
+        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes)
+        return;
+    run(tr("Delete"), [](Workspace& w) { return w.remove(); });
+}
+
+} // namespace sbw

@@ -1,0 +1,73 @@
+#pragma once
+
+#include "WorkspaceCheckpoint.h"
+#include "WorkspaceExecController.h"
+
+#include <QWidget>
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTreeWidget;
+
+namespace sbw {
+
+class OutputView;
+class WorkspaceActions;
+class WorkspaceManager;
+
+/// The selected workspace: a heading with its state badge and settings, its lifecycle
+/// buttons (the shared WorkspaceActions), a command line whose commands run in the workspace
+/// (working folder /root) with their output below it, and the checkpoint timeline with
+/// Revert and Delete.
+class WorkspacePane : public QWidget
+{
+    Q_OBJECT
+
+public:
+    WorkspacePane(WorkspaceManager* manager, WorkspaceActions* actions, QWidget* parent = nullptr);
+
+    /// Shows workspace `name` (empty: none).
+    void setWorkspace(const QString& name);
+    QString workspace() const { return m_name; }
+
+    QLineEdit* commandLine() const { return m_command; }
+    OutputView* output() const { return m_output; }
+    QTreeWidget* checkpointList() const { return m_checkpoints; }
+    bool isExecRunning() const { return m_exec.isRunning(); }
+
+public Q_SLOTS:
+    /// Runs the command line's text in the workspace.
+    void runCommand();
+    void cancelCommand();
+    /// Re-reads the checkpoint timeline (off the GUI thread).
+    void reloadCheckpoints();
+
+Q_SIGNALS:
+    /// A command ended (for tests and the status bar).
+    void commandFinished(const sbw::WorkspaceExecOutcome& outcome);
+
+private:
+    void updateHeading();
+    void updateEnabled();
+    void showCheckpoints(const QString& name, const QList<CheckpointInfo>& checkpoints,
+                         const QString& error);
+    void onCommandFinished(const WorkspaceExecOutcome& outcome);
+    QString selectedCheckpoint() const;
+
+    WorkspaceManager* m_manager;
+    WorkspaceActions* m_actions;
+    QString m_name;
+    QLabel* m_heading;
+    QLabel* m_details;
+    QLineEdit* m_command;
+    QPushButton* m_runButton;
+    QPushButton* m_cancelButton;
+    OutputView* m_output;
+    QTreeWidget* m_checkpoints;
+    QPushButton* m_revertButton;
+    QPushButton* m_deleteCheckpointButton;
+    WorkspaceExecController m_exec;
+};
+
+} // namespace sbw

@@ -1,0 +1,114 @@
+#include "SerialConsoleView.h"
+
+#include "HypervisorConnection.h"
+#include "TerminalWidget.h"
+#include "VisibleText.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+#include <libvirt/libvirt.h>
+
+namespace sbw {
+namespace {
+
+QString stopReason(int event, int detail)
+{
+    if (event == VIR_DOMAIN_EVENT_CRASHED)
+        return QStringLiteral("guest crashed");
+    switch (detail) {
+    case VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN:
+        return QStringLiteral("guest powered off");
+    case VIR_DOMAIN_EVENT_STOPPED_DESTROYED:
+        return QStringLiteral("guest destroyed");
+    case VIR_DOMAIN_EVENT_STOPPED_CRASHED:
+        return QStringLiteral("guest crashed");
+    case VIR_DOMAIN_EVENT_STOPPED_SAVED:
+        return QStringLiteral("guest saved to disk");
+    case VIR_DOMAIN_EVENT_STOPPED_FAILED:
+        return QStringLiteral("guest failed");
+    default:
+        return QStringLiteral("guest stopped");
+    }
+}
+
+/// UUID of domain `name` (running or not), or an empty string when there is none.
+QString domainUuid(virConnectPtr conn, const QString& name)
+{
+    virDomainPtr domain = conn ? virDomainLookupByName(conn, name.toUtf8().constData()) : nullptr;
+    if (!domain)
+        return {};
+    char uuid[VIR_UUID_STRING_BUFLEN] = {};
+    const bool found = virDomainGetUUIDString(domain, uuid) == 0;
+    virDomainFree(domain);
+    return found ? QString::fromLatin1(uuid) : QString();
+}
+
+} // namespace
+
+SerialConsoleView::SerialConsoleView(HypervisorConnection& connection, QString domainName,
+                                     QWidget* parent)
+    : QWidget(parent), m_connection(connection), m_domainName(std::move(domainName)),
+      m_stream(new ConsoleStream(this)), m_terminal(new TerminalWidget(this)),
+      m_status(new QLabel(this))
+{
+    m_status->setTextFormat(Qt::PlainText);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(m_terminal, 1);
+    layout->addWidget(m_status);
+
+    connect(m_terminal, &TerminalWidget::inputReady, this,
+            [this](const QByteArray& bytes) { m_stream->write(bytes); });
+    connect(m_stream, &ConsoleStream::received, this,
+            [this](const QByteArray& bytes) { m_terminal->feed(bytes); });
+    connect(m_stream, &ConsoleStream::ended, this, &SerialConsoleView::onEnded);
+    connect(&m_connection, &HypervisorConnection::domainLifecycle, this,
+            &SerialConsoleView::onLifecycle);
+    reopen();
+}
+
+QString SerialConsoleView::statusText() const
+{
+    return m_status->text();
+}
+
+void SerialConsoleView::setStatus(const QString& text)
+{
+    m_status->setText(text);
+    Q_EMIT statusChanged(text);
+}
+
+void SerialConsoleView::reopen()
+{
+    m_stopReason.clear();
+    if (m_domainUuid.isEmpty())
+        m_domainUuid = domainUuid(m_connection.handle(), m_domainName);
+    const Expected<void> opened = m_stream->open(m_connection.handle(), m_domainName);
+    if (opened)
+        setStatus(QStringLiteral("console attached to %1").arg(makeVisible(m_domainName)));
+    else
+        setStatus(
+            QStringLiteral("console not attached: %1").arg(makeVisible(opened.error().message)));
+}
+
+void SerialConsoleView::onLifecycle(const QString& uuid, int event, int detail)
+{
+    if (uuid.isEmpty() || uuid != m_domainUuid)
+        return;
+    if (event == VIR_DOMAIN_EVENT_STARTED) {
+        reopen();
+    } else if (event == VIR_DOMAIN_EVENT_STOPPED || event == VIR_DOMAIN_EVENT_CRASHED) {
+        // The stream ends by itself (onEnded()); the guest's last bytes may still be on their way.
+        m_stopReason = stopReason(event, detail);
+        setStatus(QStringLiteral("console closed: %1").arg(m_stopReason));
+    }
+}
+
+void SerialConsoleView::onEnded(const QString& reason)
+{
+    setStatus(QStringLiteral("console closed: %1")
+                  .arg(m_stopReason.isEmpty() ? makeVisible(reason) : m_stopReason));
+}
+
+} // namespace sbw

@@ -1,0 +1,116 @@
+#pragma once
+
+#include "TerminalCell.h"
+#include "TerminalKeys.h"
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QObject>
+#include <QPoint>
+#include <QString>
+#include <deque>
+#include <vector>
+#include <vterm.h>
+
+namespace sbw {
+
+/// The terminal's state without any painting: libvterm parses the program's output into a
+/// grid of cells (main and alternate screen), this class keeps the scrollback (lines pushed
+/// off the top of the main screen), the cursor and the title, and turns keys and pastes into
+/// the bytes the program reads.
+///
+/// Rows and columns count from 0. "Lines" number the whole history: line 0 is the oldest
+/// scrollback line, line scrollbackCount() is the top row of the screen.
+///
+/// What the program cannot do: write or read the clipboard (OSC 52 is dropped: libvterm acts
+/// on it only through selection callbacks, and none are registered), set a window title (OSC 0/2
+/// only emit titleChanged() with a sanitised, capped text for a tab label), open files or URLs (no
+/// such sequence is acted on).
+class TerminalScreen : public QObject
+{
+    Q_OBJECT
+
+public:
+    /// Scrollback lines kept; older ones are dropped.
+    static constexpr int kScrollbackLines = 10'000;
+
+    TerminalScreen(int cols, int rows, QObject* parent = nullptr);
+    ~TerminalScreen() override;
+
+    /// Parses program output (UTF-8 with escape sequences; may be cut anywhere).
+    void feed(QByteArrayView bytes);
+
+    /// Changes the grid (each at least 1). Returns false when the size was already that.
+    bool resize(int cols, int rows);
+    int cols() const { return m_cols; }
+    int rows() const { return m_rows; }
+
+    int scrollbackCount() const { return int(m_scrollback.size()); }
+
+    /// Cell of the visible screen (row < rows(), col < cols()).
+    TerminalCell cell(int row, int col) const;
+    /// Cell of history line `line` (see the class comment); blank past a scrollback line's end.
+    TerminalCell lineCell(int line, int col) const;
+
+    /// Text of history line `line`, trailing blanks removed; the right halves of double-width
+    /// characters add nothing.
+    QString lineText(int line) const;
+    /// The visible screen's rows joined by '\n', each without trailing blanks.
+    QString screenText() const;
+    /// Scrollback line `i` (0 = oldest) as text.
+    QString scrollbackLine(int i) const { return lineText(i); }
+
+    QPoint cursor() const { return m_cursor; } ///< x = column, y = row of the screen
+    bool cursorVisible() const { return m_cursorVisible; }
+    bool altScreen() const { return m_altScreen; }
+    QString title() const { return m_title; }
+    /// The colour of cells whose background is TerminalColor::Kind::Default.
+    QColor defaultBackground() const;
+
+    /// Sends a key press to the program (through outputReady()).
+    void sendKey(const TerminalKeyInput& key);
+    /// True while the program asked for mouse reports (DECSET 1000, 1002, 1003).
+    bool mouseReporting() const { return m_mouseReporting; }
+    /// Reports a mouse button (1 left, 2 middle, 3 right, 4/5 wheel up/down) pressed or
+    /// released over screen cell (row, col), with VTermModifier bits, in the program's
+    /// chosen encoding; nothing unless mouseReporting().
+    void sendMouseButton(int row, int col, int button, bool pressed, int modifiers);
+    /// Reports the mouse over screen cell (row, col) (drags and moves, as the mode asks).
+    void sendMouseMove(int row, int col, int modifiers);
+    /// Sends pasted text: neutralisedPaste(), wrapped in ESC[200~ … ESC[201~ when the program
+    /// enabled bracketed paste (DECSET 2004).
+    void paste(QStringView text);
+
+Q_SIGNALS:
+    /// Bytes for the program: typed keys, pastes and the terminal's answers to queries.
+    void outputReady(const QByteArray& bytes);
+    /// Cells, the cursor or the scrollback changed.
+    void changed();
+    void titleChanged(const QString& title);
+    void bell();
+
+private:
+    using Line = std::vector<VTermScreenCell>;
+    struct Callbacks;
+
+    TerminalCell decode(const VTermScreenCell& cell) const;
+    VTermScreenCell screenCell(int row, int col) const;
+    /// Emits outputReady() and changed() for what the last call produced.
+    void flushOutput();
+
+    VTerm* m_vt = nullptr;
+    VTermScreen* m_screen = nullptr;
+    int m_cols = 0;
+    int m_rows = 0;
+    std::deque<Line> m_scrollback;
+    QPoint m_cursor;
+    bool m_cursorVisible = true;
+    bool m_altScreen = false;
+    bool m_mouseReporting = false;
+    QString m_title;
+    VTermScreenCell m_blank{}; ///< an empty cell in the default colours
+    QByteArray m_output;       ///< bytes for the program, emitted by flushOutput()
+    bool m_changed = false;    ///< changed() is due at the next flushOutput()
+};
+
+} // namespace sbw

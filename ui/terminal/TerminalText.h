@@ -1,0 +1,25 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringView>
+
+namespace sbw {
+
+/// Text that crosses the terminal's boundary, in either direction, made harmless.
+
+/// Longest tab title, in characters; longer titles are cut and end in "…".
+inline constexpr int kMaxTerminalTitleChars = 60;
+
+/// A window title set by the program (OSC 0/2) as a tab label: hidden characters (controls,
+/// bidi overrides and the rest of VisibleText's list) are dropped, runs of white space become
+/// one space, and the result is trimmed and capped at kMaxTerminalTitleChars.
+QString sanitisedTerminalTitle(QStringView title);
+
+/// Pasted text as the bytes to send (UTF-8): line breaks ("\r\n", "\n", "\r") become "\r" as
+/// typed Enter does, tabs stay, and every other control character (C0 including ESC, DEL,
+/// C1) is dropped, so the text can neither end a bracketed paste (ESC [ 2 0 1 ~) nor act as
+/// a key (Ctrl+C, Ctrl+D, ESC sequences) by itself.
+QByteArray neutralisedPaste(QStringView text);
+
+} // namespace sbw
