@@ -9,7 +9,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
-#include <QStringDecoder>
 #include <cmath>
 
 namespace sbw {
@@ -24,55 +23,7 @@ QString fileNamePart(const QString& text)
     return part;
 }
 
-/// Length of the UTF-8 sequence `byte` starts; 0 when it cannot start a multi-byte sequence.
-int sequenceLength(unsigned char byte)
-{
-    if (byte >= 0xc2 && byte <= 0xdf)
-        return 2;
-    if (byte >= 0xe0 && byte <= 0xef)
-        return 3;
-    if (byte >= 0xf0 && byte <= 0xf4)
-        return 4;
-    return 0;
-}
-
-/// Where an incomplete multi-byte sequence at the end of `data` starts, or data.size().
-qsizetype incompleteTail(QByteArrayView data)
-{
-    qsizetype start = data.size();
-    while (start > 0 && data.size() - start < 3 && (uchar(data[start - 1]) & 0xc0) == 0x80)
-        --start;
-    if (start == 0)
-        return data.size();
-    const qsizetype lead = start - 1;
-    return sequenceLength(uchar(data[lead])) > data.size() - lead ? lead : data.size();
-}
-
-QString decodeComplete(QByteArrayView bytes)
-{
-    // Stateless: Qt 6.4's stateful decoder drops the byte that interrupts a sequence left
-    // incomplete by the previous call, so incomplete tails are carried by hand instead.
-    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless |
-                                                     QStringDecoder::Flag::ConvertInitialBom);
-    return decoder.decode(bytes);
-}
-
 } // namespace
-
-QString AsciicastRecorder::StreamDecoder::decode(QByteArrayView bytes)
-{
-    const QByteArray data = m_pending + bytes.toByteArray();
-    const qsizetype cut = incompleteTail(data);
-    m_pending = data.sliced(cut);
-    return decodeComplete(QByteArrayView(data).first(cut));
-}
-
-QString AsciicastRecorder::StreamDecoder::finish()
-{
-    // What is pending is the valid start of one character: it stands for one U+FFFD.
-    return std::exchange(m_pending, {}).isEmpty() ? QString()
-                                                  : QString(QChar::ReplacementCharacter);
-}
 
 QString AsciicastRecorder::defaultPath(const QString& sandbox, const QString& tab,
                                        const QDateTime& start)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Expected.h"
+#include "GuestTextDecoder.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -55,25 +56,14 @@ public:
     QString path() const { return m_file.fileName(); }
 
 private:
-    /// UTF-8 decoding of one stream with a character cut at a chunk end carried over.
-    class StreamDecoder
-    {
-    public:
-        QString decode(QByteArrayView bytes);
-        QString finish();
-
-    private:
-        QByteArray m_pending;
-    };
-
     AsciicastRecorder(const QString& path, Clock clock);
     void writeEvent(const char* type, const QString& data);
     bool writeLine(const QByteArray& line);
 
     QFile m_file;
     Clock m_clock;
-    StreamDecoder m_outputDecoder;
-    StreamDecoder m_inputDecoder;
+    GuestTextDecoder m_outputDecoder;
+    GuestTextDecoder m_inputDecoder;
     bool m_failed = false;
 };
 

@@ -21,7 +21,7 @@ public:
     /// Decodes `bytes`, keeping an incomplete trailing sequence for the next call.
     QString decode(QByteArrayView bytes);
 
-    /// Ends the stream: a sequence left incomplete becomes U+FFFD. The decoder is then fresh.
+    /// Ends the stream: a sequence left incomplete becomes one U+FFFD. The decoder is then fresh.
     QString finish();
 
     /// Forgets any incomplete sequence.

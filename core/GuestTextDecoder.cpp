@@ -48,7 +48,9 @@ QString GuestTextDecoder::decode(QByteArrayView bytes)
 
 QString GuestTextDecoder::finish()
 {
-    const QString text = m_pending.isEmpty() ? QString() : m_decoder.decode(m_pending);
+    // The pending bytes are the start of one valid sequence: one maximal subpart, so one
+    // U+FFFD (the Unicode Standard's "substitution of maximal subparts", chapter 3).
+    const QString text = m_pending.isEmpty() ? QString() : QString(QChar::ReplacementCharacter);
     m_pending.clear();
     return text;
 }
