@@ -23,6 +23,13 @@ constexpr std::chrono::seconds kBlockingTimeout{60};
 
 /// How long a killed command may take to report its end before the session is given up.
 constexpr std::chrono::seconds kKillGrace{10};
+// How long opening a command's channel may take. An open on a healthy session takes about
+// 0.1 s under TCG; a request the guest never answers (seen rarely under heavy load: sshd
+// authenticated the session and then never saw the channel open) must not hang the caller.
+constexpr std::chrono::seconds kChannelSetupTimeout{30};
+const QString kChannelSetupTimeoutMessage =
+    QStringLiteral("the guest did not answer the request for a command channel within %1 s")
+        .arg(kChannelSetupTimeout.count());
 
 /// SSH signal names (RFC 4254 §6.10 and OpenSSH) with their Linux x86_64 numbers.
 constexpr std::pair<const char*, int> kSignals[] = {
@@ -75,7 +82,7 @@ public:
             if (!m_channel && !(m_channel = ssh_channel_new(session)))
                 return finish(makeError(QStringLiteral("cannot open an SSH channel: %1").arg(sshError(session))));
             if (const int rc = ssh_channel_open_session(m_channel); rc == SSH_AGAIN)
-                return Step::Wait;
+                return checkSetup();
             else if (rc != SSH_OK)
                 return finish(makeError(QStringLiteral("cannot open an SSH channel: %1").arg(sshError(session))));
             ssh_set_channel_callbacks(m_channel, &m_callbacks);
@@ -83,7 +90,7 @@ public:
             [[fallthrough]];
         case Phase::Request:
             if (const int rc = ssh_channel_request_exec(m_channel, m_command.constData()); rc == SSH_AGAIN)
-                return Step::Wait;
+                return checkSetup();
             else if (rc != SSH_OK)
                 return finish(makeError(QStringLiteral("the guest refused to run the command: %1").arg(sshError(session))));
             m_started = Clock::now();
@@ -119,6 +126,19 @@ public:
 
 private:
     enum class Phase { Open, Request, Input, Running };
+
+    /// While the channel opens: gives up after kChannelSetupTimeout, or at once when cancelled
+    /// (nothing runs in the guest yet).
+    Step checkSetup()
+    {
+        if (m_request.cancel && *m_request.cancel) {
+            m_status.cancelled = true;
+            return finish(m_status);
+        }
+        if (Clock::now() - m_created >= kChannelSetupTimeout)
+            return finish(makeError(kChannelSetupTimeoutMessage));
+        return Step::Wait;
+    }
 
     /// Kills the command's session once its timeout expired or it was cancelled, and gives up
     /// when the guest does not report its end after that.
@@ -187,6 +207,7 @@ private:
     ssh_channel m_channel = nullptr;
     Phase m_phase = Phase::Open;
     qsizetype m_written = 0;
+    const Clock::time_point m_created = Clock::now();
     Clock::time_point m_started;
     std::optional<Clock::time_point> m_killedAt;
     ExecStatus m_status;
@@ -194,6 +215,11 @@ private:
 };
 
 } // namespace
+
+bool isChannelSetupTimeout(const Error& error)
+{
+    return error.message == kChannelSetupTimeoutMessage;
+}
 
 int signalNumber(const QByteArray& sshName)
 {

@@ -92,6 +92,10 @@ private:
     std::atomic<quint64> m_nextExecId{1};
 };
 
+/// Whether exec() failed because the guest never answered the channel request (after 30 s):
+/// the command did not start, and the session is likely wedged; a new session may succeed.
+bool isChannelSetupTimeout(const Error& error);
+
 /// Linux signal number for an SSH signal name ("KILL" → 9); 0 when unknown.
 int signalNumber(const QByteArray& sshName);
 

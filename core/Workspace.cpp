@@ -211,20 +211,32 @@ Expected<void> Workspace::requireState(bool (*allowed)(WorkspaceState), const ch
                          .arg(QLatin1String(action), m_record.name, workspaceStateName(now)));
 }
 
-Expected<void> Workspace::start()
+Expected<DomainPtr> Workspace::domainIf(bool (*allowed)(WorkspaceState), const char* action)
 {
-    std::lock_guard lock(m_mutex);
-    if (auto allowed = requireState(canStart, "start"); !allowed)
-        return allowed;
-    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
-    if (!domain)
-        return domain.error();
+    if (auto permitted = requireState(allowed, action); !permitted)
+        return permitted.error();
+    return lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+}
+
+Expected<void> Workspace::boot(virDomainPtr domain, const char* verb)
+{
     if (m_record.settings.network == WorkspaceNetwork::Nat) {
         if (auto network = ensureDefaultNetwork(m_connection.handle()); !network)
             return network;
     }
-    if (virDomainCreate(domain->get()) < 0)
-        return virtError(QStringLiteral("cannot start workspace '%1'").arg(m_record.name));
+    if (virDomainCreate(domain) < 0)
+        return virtError(QStringLiteral("cannot %1 workspace '%2'").arg(QLatin1String(verb), m_record.name));
+    return {};
+}
+
+Expected<void> Workspace::start()
+{
+    std::lock_guard lock(m_mutex);
+    auto domain = domainIf(canStart, "start");
+    if (!domain)
+        return domain.error();
+    if (auto booted = boot(domain->get(), "start"); !booted)
+        return booted;
     qCInfo(lcVirt) << "started workspace" << m_record.name;
     return {};
 }
@@ -265,9 +277,7 @@ Expected<void> Workspace::stop(std::chrono::seconds grace)
 Expected<void> Workspace::pause()
 {
     std::lock_guard lock(m_mutex);
-    if (auto allowed = requireState(canPause, "pause"); !allowed)
-        return allowed;
-    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    auto domain = domainIf(canPause, "pause");
     if (!domain)
         return domain.error();
     if (virDomainSuspend(domain->get()) < 0)
@@ -278,9 +288,7 @@ Expected<void> Workspace::pause()
 Expected<void> Workspace::resume()
 {
     std::lock_guard lock(m_mutex);
-    if (auto allowed = requireState(canResume, "resume"); !allowed)
-        return allowed;
-    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    auto domain = domainIf(canResume, "resume");
     if (!domain)
         return domain.error();
     if (virDomainResume(domain->get()) < 0)
@@ -305,17 +313,11 @@ Expected<void> Workspace::hibernate()
 Expected<void> Workspace::wake()
 {
     std::lock_guard lock(m_mutex);
-    if (auto allowed = requireState(canWake, "wake"); !allowed)
-        return allowed;
-    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    auto domain = domainIf(canWake, "wake");
     if (!domain)
         return domain.error();
-    if (m_record.settings.network == WorkspaceNetwork::Nat) {
-        if (auto network = ensureDefaultNetwork(m_connection.handle()); !network)
-            return network;
-    }
-    if (virDomainCreate(domain->get()) < 0)
-        return virtError(QStringLiteral("cannot wake workspace '%1'").arg(m_record.name));
+    if (auto booted = boot(domain->get(), "wake"); !booted)
+        return booted;
     return syncGuestClock();
 }
 
@@ -402,9 +404,7 @@ Expected<RevertImpact> Workspace::revertImpact(const QString& name)
 Expected<void> Workspace::revert(const QString& name)
 {
     std::lock_guard lock(m_mutex);
-    if (auto allowed = requireState(canRevert, "revert"); !allowed)
-        return allowed;
-    auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
+    auto domain = domainIf(canRevert, "revert");
     if (!domain)
         return domain.error();
     const QByteArray utf8 = name.toUtf8();
@@ -466,22 +466,42 @@ Expected<void> Workspace::remove()
 
 Expected<ExecStatus> Workspace::exec(const ExecRequest& request, Clock::time_point readyDeadline)
 {
-    std::shared_ptr<Link> link;
-    {
-        std::lock_guard lock(m_mutex);
-        if (auto allowed = requireState(canExec, "run a command in"); !allowed)
-            return allowed.error();
-        if (auto ready = ensureSession(readyDeadline, request.cancel); !ready)
-            return ready.error();
-        link = m_link;
+    // A second attempt on a new session when the guest never answered the channel request:
+    // the command did not start then, so running it again runs it once.
+    for (int attempt = 1;; ++attempt) {
+        std::shared_ptr<Link> link;
+        {
+            std::lock_guard lock(m_mutex);
+            if (auto allowed = requireState(canExec, "run a command in"); !allowed)
+                return allowed.error();
+            if (auto ready = ensureSession(readyDeadline, request.cancel); !ready)
+                return ready.error();
+            link = m_link;
+        }
+        auto status = link->session->exec(request);
+        if (status)
+            return status;
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_link == link)
+                dropSession(); // broken: the next exec() reconnects
+        }
+        if (attempt > 1 || !isChannelSetupTimeout(status.error()))
+            return status;
+        qCWarning(lcChannel) << "workspace" << m_record.name << ":" << status.error().message
+                             << "; reconnecting";
     }
-    auto status = link->session->exec(request);
-    if (!status) {
-        std::lock_guard lock(m_mutex);
-        if (m_link == link)
-            dropSession(); // broken: the next exec() reconnects
-    }
-    return status;
+}
+
+Expected<std::shared_ptr<GuestSession>> Workspace::session(Clock::time_point readyDeadline)
+{
+    std::lock_guard lock(m_mutex);
+    if (auto allowed = requireState(canExec, "open a terminal or file transfer in"); !allowed)
+        return allowed.error();
+    if (auto ready = ensureSession(readyDeadline, nullptr); !ready)
+        return ready.error();
+    // Aliasing: shares ownership of the link (session and bridge), points at the session.
+    return std::shared_ptr<GuestSession>(m_link, m_link->session.get());
 }
 
 QByteArray Workspace::commandLine(const QStringList& argv, const QString& workdir)
@@ -530,8 +550,15 @@ Expected<void> Workspace::ensureSession(Clock::time_point deadline, const std::a
         if (!domain)
             return domain.error();
         auto bridge = ChannelBridge::open(m_connection.handle(), domain->get(), port.constData());
-        if (!bridge)
+        if (!bridge) {
+            // libvirt: "operation failed: Active channel stream exists for this domain".
+            if (bridge.error().message.contains(QLatin1String("stream exists")))
+                return makeError(QStringLiteral(
+                    "workspace '%1' is in use by another workbench process (the guest serves one "
+                    "SSH connection at a time): close that window's workspace or end that sbw "
+                    "command, then try again").arg(m_record.name));
             return bridge.error();
+        }
         auto link = std::make_shared<Link>();
         link->bridge = std::move(bridge.value());
         const auto attemptDeadline = std::min(deadline, Clock::now() + kAttemptTimeout);

@@ -3,6 +3,7 @@
 #include "Expected.h"
 #include "GuestSession.h"
 #include "WorkspaceCheckpoint.h"
+#include "WorkspaceDomains.h"
 #include "WorkspaceRecord.h"
 #include "WorkspaceState.h"
 
@@ -105,6 +106,12 @@ public:
     /// another program (`sbw ws exec`, a second workbench) can only reach it after this; the
     /// next exec() reconnects.
     void closeSession();
+    /// The workspace's SSH session for terminals and file transfers (GuestSession::openShell,
+    /// openSftp), connected first when there is none; waits until `readyDeadline` for a
+    /// starting guest. The pointer keeps the session and its channel bridge alive; after stop,
+    /// hibernate or revert it is dead (its channels report errors) and the next call connects
+    /// anew. Errors: as exec().
+    Expected<std::shared_ptr<GuestSession>> session(std::chrono::steady_clock::time_point readyDeadline);
 
     /// Shell command line that runs `argv` in `workdir`: "cd 'DIR' && exec 'ARG0' 'ARG1' …".
     static QByteArray commandLine(const QStringList& argv,
@@ -112,6 +119,11 @@ public:
 
 private:
     Expected<void> requireState(bool (*allowed)(WorkspaceState), const char* action);
+    /// requireState(), then the domain. The caller holds m_mutex.
+    Expected<DomainPtr> domainIf(bool (*allowed)(WorkspaceState), const char* action);
+    /// Starts the domain (restoring a managed save), with the NAT network first when the
+    /// workspace has one. `verb` names the action in errors ("start", "wake").
+    Expected<void> boot(virDomainPtr domain, const char* verb);
     Expected<void> syncGuestClock();
     Expected<void> ensureSession(std::chrono::steady_clock::time_point deadline,
                                  const std::atomic_bool* cancel);

@@ -141,14 +141,26 @@ private Q_SLOTS:
         QCOMPARE(leftovers(sbw::test::guestUri()), QStringList());
     }
 
-    void fileSurvivesStopAndStart()
+    void fileAndPackageSurviveStopAndStart()
     {
         QCOMPARE(run(QStringLiteral("echo kept > /root/file && sync")).exitCode, 0);
+        // A package installed from a local .deb (built in the guest: the workspace has no
+        // network) stays installed.
+        const Output installed = run(QStringLiteral(
+            "set -e; d=/tmp/pkg; mkdir -p $d/DEBIAN $d/usr/local/bin; "
+            "printf 'Package: sbw-hello\\nVersion: 1.0\\nArchitecture: all\\n"
+            "Maintainer: test <t@example.org>\\nDescription: test package\\n' > $d/DEBIAN/control; "
+            "printf '#!/bin/sh\\necho hello from a package\\n' > $d/usr/local/bin/sbw-hello; "
+            "chmod 755 $d/usr/local/bin/sbw-hello; dpkg-deb --build $d /root/sbw-hello.deb >/dev/null; "
+            "dpkg -i /root/sbw-hello.deb >/dev/null; sync"));
+        QVERIFY2(installed.exitCode == 0, installed.err.constData());
         QVERIFY(ws().stop().ok());
         QTRY_COMPARE(m_manager->state(kName), sbw::WorkspaceState::Stopped);
         QVERIFY(!ws().pause().ok()); // refused: not running
         QVERIFY(ws().start().ok());
         QCOMPARE(run(QStringLiteral("cat /root/file")).out, QByteArray("kept\n"));
+        QCOMPARE(run(QStringLiteral("dpkg-query -W -f '${Status} ${Version}' sbw-hello; echo; sbw-hello")).out,
+                 QByteArray("install ok installed 1.0\nhello from a package\n"));
     }
 
     void processAndClockSurvivePause()
