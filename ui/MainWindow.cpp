@@ -1,7 +1,15 @@
 #include "MainWindow.h"
 
 #include "ConnectionStatusLabel.h"
+#include "GraphPane.h"
 #include "HypervisorConnection.h"
+#include "PerSandboxStack.h"
+#include "SerialConsoleView.h"
+#include "SftpClient.h"
+#include "StatsSampler.h"
+#include "TerminalTabs.h"
+#include "Workspace.h"
+#include "WorkspaceFilesPage.h"
 #include "RunPane.h"
 #include "SessionListModel.h"
 #include "SessionListPane.h"
@@ -14,12 +22,14 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
 
@@ -40,16 +50,25 @@ MainWindow::MainWindow(HypervisorConnection* connection, QWidget* parent)
       m_runPane(new RunPane(connection, this)),
       m_workspacePane(new WorkspacePane(m_workspaces, m_workspaceActions, this)),
       m_sessionList(new SessionListPane(m_sessionModel, m_workspaceActions, this)),
-      m_center(new QStackedWidget(this)),
+      m_center(new QStackedWidget(this)), m_sampler(new StatsSampler(connection, std::chrono::seconds(1), this)),
+      m_graphPane(new GraphPane(m_sampler, this)),
       m_connectionStatus(new ConnectionStatusLabel(connection, this))
 {
     initResources();
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Sandbox Workbench"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/sandbox-workbench.svg")));
+    createWorkspaceTabs();
     m_center->addWidget(m_runPane);
-    m_center->addWidget(m_workspacePane);
+    m_center->addWidget(m_workspaceTabs);
     setCentralWidget(m_center);
+
+    auto* graphDock = new QDockWidget(tr("Resources"), this);
+    graphDock->setObjectName(QStringLiteral("resourceDock"));
+    graphDock->setWidget(m_graphPane);
+    addDockWidget(Qt::BottomDockWidgetArea, graphDock);
+    graphDock->hide(); // View ▸ Resources; it takes room the panes above need
+    m_sampler->start();
 
     auto* sessionDock = new QDockWidget(tr("Sessions"), this);
     sessionDock->setObjectName(QStringLiteral("sessionDock"));
@@ -62,6 +81,13 @@ MainWindow::MainWindow(HypervisorConnection* connection, QWidget* parent)
     createMenus();
     createToolBar();
     statusBar()->addPermanentWidget(m_connectionStatus);
+    auto* view = new QMenu(tr("&View"), this);
+    QAction* resources = graphDock->toggleViewAction();
+    resources->setText(tr("&Resources"));
+    resources->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+    view->addAction(resources);
+    view->addAction(sessionDock->toggleViewAction());
+    menuBar()->insertMenu(menuBar()->actions().constLast(), view);
 
     connect(m_runPane, &RunPane::stateChanged, this, &MainWindow::updateActions);
     connect(m_runPane, &RunPane::runFinished, this, &MainWindow::onRunFinished);
@@ -188,9 +214,88 @@ void MainWindow::showRun()
 
 void MainWindow::showWorkspace(const QString& name)
 {
+    m_currentWorkspace = name;
     m_workspaceActions->setCurrent(name);
     m_workspacePane->setWorkspace(name);
-    m_center->setCurrentWidget(m_workspacePane);
+    m_center->setCurrentWidget(m_workspaceTabs);
+    showWorkspaceTab();
+    for (const auto& entry : m_workspaces->workspaces())
+        if (entry.record.name == name)
+            m_graphPane->selectSandbox(entry.record.uuid);
+}
+
+void MainWindow::createWorkspaceTabs()
+{
+    m_workspaceTabs = new QTabWidget(this);
+    m_workspaceTabs->setDocumentMode(true);
+    const auto readyDeadline = [] { return std::chrono::steady_clock::now() + std::chrono::seconds(120); };
+    WorkspaceManager* manager = m_workspaces;
+    m_terminals = new PerSandboxStack(
+        [manager, readyDeadline](const QString& name) -> QWidget* {
+            auto* tabs = new TerminalTabs(QStringLiteral("workspace-") + name, [manager, name, readyDeadline]()
+                                              -> Expected<std::shared_ptr<GuestSession>> {
+                const auto workspace = manager->workspace(name);
+                if (!workspace)
+                    return makeError(tr("workspace '%1' no longer exists").arg(name));
+                return workspace->session(readyDeadline());
+            });
+            if (canExec(manager->state(name)))
+                tabs->openTerminal();
+            return tabs;
+        },
+        tr("Select a workspace"), this);
+    m_files = new PerSandboxStack(
+        [manager, readyDeadline](const QString& name) -> QWidget* {
+            return new WorkspaceFilesPage([manager, name, readyDeadline]()
+                                              -> Expected<std::shared_ptr<SftpClient>> {
+                const auto workspace = manager->workspace(name);
+                if (!workspace)
+                    return makeError(tr("workspace '%1' no longer exists").arg(name));
+                auto session = workspace->session(readyDeadline());
+                if (!session)
+                    return session.error();
+                auto sftp = session.value()->openSftp();
+                if (!sftp)
+                    return sftp.error();
+                // The SFTP client keeps the session (and its bridge) alive with it.
+                std::shared_ptr<GuestSession> keep = session.value();
+                SftpClient* client = sftp.value().release();
+                return std::shared_ptr<SftpClient>(client, [keep](SftpClient* c) { delete c; });
+            });
+        },
+        tr("Select a workspace"), this);
+    HypervisorConnection* connection = m_connection;
+    m_consoles = new PerSandboxStack(
+        [connection](const QString& name) -> QWidget* {
+            return new SerialConsoleView(*connection, workspaceDomainName(name));
+        },
+        tr("Select a workspace"), this);
+    m_workspaceTabs->addTab(m_workspacePane, tr("&Workspace"));
+    m_workspaceTabs->addTab(m_terminals, tr("&Terminal"));
+    m_workspaceTabs->addTab(m_files, tr("&Files"));
+    m_workspaceTabs->addTab(m_consoles, tr("Serial &Console"));
+    connect(m_workspaceTabs, &QTabWidget::currentChanged, this, &MainWindow::showWorkspaceTab);
+    connect(m_workspaces, &WorkspaceManager::workspacesChanged, this, [this] {
+        // Pages of deleted workspaces go with them.
+        if (!m_workspaces->isConnected())
+            return;
+        QStringList listed;
+        for (const auto& entry : m_workspaces->workspaces())
+            listed.append(entry.record.name);
+        for (PerSandboxStack* stack : {m_terminals, m_files, m_consoles})
+            for (const QString& name : stack->sandboxes())
+                if (!listed.contains(name))
+                    stack->removeSandbox(name);
+    });
+}
+
+void MainWindow::showWorkspaceTab()
+{
+    // Pages are made when their tab is first shown for a workspace: a console attaches, a
+    // terminal connects.
+    auto* stack = qobject_cast<PerSandboxStack*>(m_workspaceTabs->currentWidget());
+    if (stack)
+        stack->showSandbox(m_currentWorkspace);
 }
 
 void MainWindow::onOperationFinished(const QString& workspace, const QString& what,

@@ -4,11 +4,15 @@
 
 class QAction;
 class QStackedWidget;
+class QTabWidget;
 
 namespace sbw {
 
 class ConnectionStatusLabel;
+class GraphPane;
 class HypervisorConnection;
+class PerSandboxStack;
+class StatsSampler;
 class RunPane;
 class SessionListModel;
 class SessionListPane;
@@ -18,8 +22,9 @@ class WorkspacePane;
 struct RunResult;
 
 /// The workbench window: the session list on the left (the ephemeral run and every
-/// workspace), the selected session's pane in the middle (the run pane, or the workspace
-/// pane), menus (File, Run, Workspace, Help), a toolbar with the workspace lifecycle actions
+/// workspace), the selected session's panes in the middle (the run pane; or for a workspace
+/// its commands and checkpoints, terminals, file tree and serial console), the resource graphs
+/// in a dock at the bottom, menus (File, Run, Workspace, Help), a toolbar with the workspace lifecycle actions
 /// and the connection with its accelerator in the status bar.
 ///
 /// Closing the window during a run cancels the run, shows "Cleaning up…" and closes once the
@@ -39,6 +44,11 @@ public:
     SessionListPane* sessionList() const { return m_sessionList; }
     WorkspaceManager* workspaceManager() const { return m_workspaces; }
     WorkspaceActions* workspaceActions() const { return m_workspaceActions; }
+    QTabWidget* workspaceTabs() const { return m_workspaceTabs; }
+    PerSandboxStack* terminals() const { return m_terminals; }
+    PerSandboxStack* files() const { return m_files; }
+    PerSandboxStack* consoles() const { return m_consoles; }
+    GraphPane* graphPane() const { return m_graphPane; }
     ConnectionStatusLabel* connectionStatus() const { return m_connectionStatus; }
     /// True while a close waits for the run's clean-up.
     bool isClosePending() const { return m_closePending; }
@@ -61,6 +71,8 @@ private:
     void onRunFinished(const RunResult& result);
     void showRun();
     void showWorkspace(const QString& name);
+    void createWorkspaceTabs();
+    void showWorkspaceTab();
     void onOperationFinished(const QString& workspace, const QString& what, const QString& error);
     void saveBytes(const QByteArray& bytes, const QString& title, const QString& suggestedName);
 
@@ -72,6 +84,13 @@ private:
     WorkspacePane* m_workspacePane;
     SessionListPane* m_sessionList;
     QStackedWidget* m_center;
+    QTabWidget* m_workspaceTabs = nullptr;
+    PerSandboxStack* m_terminals = nullptr;
+    PerSandboxStack* m_files = nullptr;
+    PerSandboxStack* m_consoles = nullptr;
+    StatsSampler* m_sampler;
+    GraphPane* m_graphPane;
+    QString m_currentWorkspace;
     ConnectionStatusLabel* m_connectionStatus;
     QAction* m_openAction = nullptr;
     QAction* m_saveStdoutAction = nullptr;

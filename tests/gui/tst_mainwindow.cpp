@@ -73,6 +73,7 @@ void TestMainWindow::hasMenusAndShortcuts()
     for (QAction* menu : window.menuBar()->actions())
         menus << menu->text();
     QCOMPARE(menus, (QStringList{QStringLiteral("&File"), QStringLiteral("&Run"),
+                                 QStringLiteral("&Workspace"), QStringLiteral("&View"),
                                  QStringLiteral("&Help")}));
 
     QAction* open = findAction(window, QStringLiteral("&Open Script…"));
@@ -86,6 +87,16 @@ void TestMainWindow::hasMenusAndShortcuts()
     QCOMPARE(cancel->shortcut(), QKeySequence(Qt::Key_Escape));
     QVERIFY(run->isEnabled());
     QVERIFY(!cancel->isEnabled());
+
+    // Workspace lifecycle: one shortcut each for pause and resume; nothing is selected yet,
+    // so nothing but New is enabled.
+    QAction* pause = findAction(window, QStringLiteral("&Pause"));
+    QAction* resume = findAction(window, QStringLiteral("&Resume"));
+    QVERIFY(pause && resume);
+    QCOMPARE(pause->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    QCOMPARE(resume->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    QVERIFY(!pause->isEnabled());
+    QVERIFY(!resume->isEnabled());
 
     RunPane* pane = window.runPane();
     QCOMPARE(pane->script(), QStringLiteral("print(\"Hello from the sandbox\")\n"));

@@ -1,10 +1,20 @@
 // The workspace pane and session list on a real workspace: the session list finds it with its
 // state, a command typed on the pane's command line runs in the guest with its output and exit
 // status shown, a file written by one command is there for the next, Pause and Resume from the
-// toolbar actions change the state libvirt reports, and a checkpoint appears in the timeline.
+// toolbar actions change the state libvirt reports, a checkpoint appears in the timeline, the
+// Terminal tab runs a PTY shell (recorded as asciicast), the Files tab lists /root over SFTP
+// and the Serial Console tab is attached.
 // Needs a running libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
 #include "ConnectionUri.h"
+#include "FileTreeModel.h"
+#include "FileTreePane.h"
+#include "PerSandboxStack.h"
+#include "SerialConsoleView.h"
+#include "TerminalTab.h"
+#include "TerminalTabs.h"
+#include "TerminalWidget.h"
+#include "WorkspaceFilesPage.h"
 #include "HypervisorConnection.h"
 #include "MainWindow.h"
 #include "OutputView.h"
@@ -16,6 +26,8 @@
 #include "WorkspacePane.h"
 
 #include <QAction>
+#include <QFile>
+#include <QTabWidget>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTreeView>
@@ -43,6 +55,9 @@ private Q_SLOTS:
     void fileWrittenByOneCommandIsThereForTheNext();
     void pauseAndResumeFromActions();
     void checkpointAppearsInTimeline();
+    void terminalTabRunsAShellAndRecordsIt();
+    void filesTabListsTheWorkspaceFolder();
+    void consoleTabIsAttached();
 
 private:
     /// Runs `command` through the pane's command line; returns the outcome.
@@ -177,6 +192,47 @@ void TestWorkspacePane::checkpointAppearsInTimeline()
     QCOMPARE(item->text(3), QStringLiteral("note.txt says kept"));
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
         m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-pane.png"));
+}
+
+void TestWorkspacePane::terminalTabRunsAShellAndRecordsIt()
+{
+    m_window->sessionList()->select(m_name);
+    m_window->workspaceTabs()->setCurrentWidget(m_window->terminals());
+    auto* tabs = qobject_cast<TerminalTabs*>(m_window->terminals()->page(m_name));
+    QVERIFY(tabs);
+    QTRY_COMPARE_WITH_TIMEOUT(tabs->count(), 1, 60000);
+    TerminalTab* tab = tabs->tab(0);
+    QTest::keyClicks(tab->terminal(), QStringLiteral("echo term-$((6*7)) $TERM"));
+    QTest::keyClick(tab->terminal(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("term-42 xterm-256color")),
+                             30000);
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-terminal.png"));
+    QFile recording(tab->recordingPath());
+    QVERIFY2(recording.open(QIODevice::ReadOnly), qPrintable(tab->recordingPath()));
+    const QByteArray cast = recording.readAll();
+    QVERIFY(cast.startsWith("{"));
+    QVERIFY2(cast.contains("term-42 xterm-256color"), cast.right(400).constData());
+}
+
+void TestWorkspacePane::filesTabListsTheWorkspaceFolder()
+{
+    m_window->workspaceTabs()->setCurrentWidget(m_window->files());
+    auto* page = qobject_cast<WorkspaceFilesPage*>(m_window->files()->page(m_name));
+    QVERIFY(page);
+    QTRY_VERIFY_WITH_TIMEOUT(page->tree(), 60000);
+    FileTreeModel* model = page->tree()->model();
+    QTRY_VERIFY_WITH_TIMEOUT(model->indexForPath(QByteArrayLiteral("/root/note.txt")).isValid(), 30000);
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-files.png"));
+}
+
+void TestWorkspacePane::consoleTabIsAttached()
+{
+    m_window->workspaceTabs()->setCurrentWidget(m_window->consoles());
+    auto* console = qobject_cast<SerialConsoleView*>(m_window->consoles()->page(m_name));
+    QVERIFY(console);
+    QVERIFY2(console->isAttached(), qPrintable(console->statusText()));
 }
 
 QTEST_MAIN(TestWorkspacePane)

@@ -1,0 +1,53 @@
+#include "WorkspaceFilesPage.h"
+
+#include "FileTreePane.h"
+#include "SftpClient.h"
+
+#include <QFutureWatcher>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace sbw {
+
+WorkspaceFilesPage::WorkspaceFilesPage(SftpProvider provider, QWidget* parent)
+    : QWidget(parent), m_provider(std::move(provider)), m_status(new QLabel(this)),
+      m_connect(new QPushButton(tr("Connect"), this))
+{
+    m_status->setTextFormat(Qt::PlainText);
+    m_status->setWordWrap(true);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_status);
+    layout->addWidget(m_connect, 0, Qt::AlignLeft);
+    layout->addStretch();
+    connect(m_connect, &QPushButton::clicked, this, &WorkspaceFilesPage::connectToGuest);
+    connectToGuest();
+}
+
+void WorkspaceFilesPage::connectToGuest()
+{
+    if (m_tree)
+        return;
+    m_connect->setEnabled(false);
+    m_status->setText(tr("Connecting to the guest's file system…"));
+    using Result = Expected<std::shared_ptr<SftpClient>>;
+    auto* watcher = new QFutureWatcher<Result>(this);
+    connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher] {
+        const Result sftp = watcher->result();
+        watcher->deleteLater();
+        m_connect->setEnabled(true);
+        if (!sftp) {
+            m_status->setText(tr("Cannot show the files: %1").arg(sftp.error().message));
+            return;
+        }
+        m_status->hide();
+        m_connect->hide();
+        m_tree = new FileTreePane(sftp.value(), QByteArrayLiteral("/root"), this);
+        static_cast<QVBoxLayout*>(layout())->insertWidget(0, m_tree, 1);
+        Q_EMIT treeReady(m_tree);
+    });
+    watcher->setFuture(QtConcurrent::run(m_provider));
+}
+
+} // namespace sbw

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "Expected.h"
+
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+
+class QLabel;
+class QPushButton;
+
+namespace sbw {
+
+class FileTreePane;
+class SftpClient;
+
+/// The Files tab of one workspace: opens an SFTP channel on the workspace's SSH session (off
+/// the GUI thread; the guest may still be booting) and then shows a FileTreePane rooted at
+/// /root, the folder the workspace's commands run in. Until then, or when the guest is not
+/// running, it says why and offers Connect.
+class WorkspaceFilesPage : public QWidget
+{
+    Q_OBJECT
+
+public:
+    using SftpProvider = std::function<Expected<std::shared_ptr<SftpClient>>()>;
+
+    explicit WorkspaceFilesPage(SftpProvider provider, QWidget* parent = nullptr);
+
+    /// The file tree once connected, else nullptr.
+    FileTreePane* tree() const { return m_tree; }
+
+public Q_SLOTS:
+    void connectToGuest();
+
+Q_SIGNALS:
+    void treeReady(sbw::FileTreePane* tree);
+
+private:
+    SftpProvider m_provider;
+    QLabel* m_status;
+    QPushButton* m_connect;
+    FileTreePane* m_tree = nullptr;
+};
+
+} // namespace sbw
