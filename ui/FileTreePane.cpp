@@ -1,5 +1,6 @@
 #include "FileTreePane.h"
 
+#include "FilePreview.h"
 #include "FileTreeModel.h"
 #include "VisibleText.h"
 
@@ -17,6 +18,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTreeView>
+#include <QDateTime>
 #include <QVBoxLayout>
 #include <thread>
 
@@ -27,6 +29,7 @@ FileTreePane::FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& r
     : QWidget(parent), m_sftp(std::move(sftp)), m_model(new FileTreeModel(m_sftp, rootPath, this)),
       m_view(new QTreeView(this)), m_refresh(new QPushButton(tr("Refresh"), this)),
       m_download(new QPushButton(tr("Download…"), this)),
+      m_open(new QPushButton(tr("Open"), this)),
       m_upload(new QPushButton(tr("Upload…"), this)), m_progress(new QProgressBar(this)),
       m_status(new QLabel(this))
 {
@@ -54,6 +57,7 @@ FileTreePane::FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& r
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_refresh);
+    buttons->addWidget(m_open);
     buttons->addWidget(m_download);
     buttons->addWidget(m_upload);
     buttons->addWidget(m_progress, 1);
@@ -91,6 +95,13 @@ FileTreePane::FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& r
             });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this] { setBusy(m_busy); });
+    m_open->setToolTip(tr("Show the selected file: images as pictures, other files as text"));
+    connect(m_open, &QPushButton::clicked, this, &FileTreePane::openSelected);
+    connect(m_view, &QTreeView::doubleClicked, this, [this](const QModelIndex& index) {
+        if (index.data(FileTreeModel::EntryTypeRole).toInt() == int(SftpEntry::Type::File))
+            openSelected();
+    });
+    connect(this, &FileTreePane::transferFinished, this, &FileTreePane::showPreview);
     setBusy(false);
 }
 
@@ -119,6 +130,60 @@ void FileTreePane::downloadSelected(const QString& hostFolder)
                       return sftp->download(guestPath, target, progress);
                   },
                   {});
+}
+
+void FileTreePane::openSelected()
+{
+    const QModelIndex current = m_view->currentIndex();
+    if (!current.isValid() || m_busy
+        || current.data(FileTreeModel::EntryTypeRole).toInt() != int(SftpEntry::Type::File))
+        return;
+    const QByteArray guestPath = current.data(FileTreeModel::PathRole).toByteArray();
+    const QString name = makeVisible(QString::fromUtf8(guestPath.mid(guestPath.lastIndexOf('/') + 1)));
+    const qint64 size = current.data(FileTreeModel::SizeRole).toLongLong();
+    if (size > kMaxPreviewBytes) {
+        m_status->setText(tr("%1 has %2 bytes, more than a preview shows (%3); download it instead")
+                              .arg(name).arg(size).arg(kMaxPreviewBytes));
+        m_status->show();
+        return;
+    }
+    if (!m_previewDir.isValid()) {
+        m_status->setText(tr("Cannot preview: no temporary folder (%1)").arg(m_previewDir.errorString()));
+        m_status->show();
+        return;
+    }
+    const QString target = m_previewDir.filePath(QString::number(quintptr(this)) + QLatin1Char('-')
+                                                 + QString::number(QDateTime::currentMSecsSinceEpoch()));
+    m_pendingPreview = PendingPreview{target, name};
+    startTransfer(tr("Opening %1").arg(name),
+                  [sftp = m_sftp, guestPath, target](const SftpClient::Progress& progress) {
+                      return sftp->download(guestPath, target, progress);
+                  },
+                  {});
+}
+
+void FileTreePane::showPreview(const QString& error)
+{
+    if (!m_pendingPreview)
+        return;
+    const PendingPreview pending = *std::exchange(m_pendingPreview, std::nullopt);
+    QFile file(pending.hostPath);
+    if (!error.isEmpty() || !file.open(QIODevice::ReadOnly)) {
+        if (error.isEmpty()) {
+            m_status->setText(tr("Cannot read the fetched copy: %1").arg(file.errorString()));
+            m_status->show();
+        }
+        file.remove();
+        return;
+    }
+    const QByteArray bytes = file.readAll();
+    file.close();
+    file.remove();
+    auto* preview = new FilePreview(pending.name, bytes, this);
+    preview->setWindowFlag(Qt::Window);
+    preview->setAttribute(Qt::WA_DeleteOnClose);
+    preview->show();
+    Q_EMIT previewOpened(preview);
 }
 
 void FileTreePane::uploadFiles(const QStringList& hostFiles, const QByteArray& guestFolder)
@@ -201,6 +266,8 @@ void FileTreePane::setBusy(bool busy)
 {
     m_busy = busy;
     m_download->setEnabled(!busy && m_view->currentIndex().isValid());
+    m_open->setEnabled(!busy && m_view->currentIndex().data(FileTreeModel::EntryTypeRole).toInt()
+                                    == int(SftpEntry::Type::File));
     m_upload->setEnabled(!busy);
 }
 

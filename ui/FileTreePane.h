@@ -2,8 +2,10 @@
 
 #include "SftpClient.h"
 
+#include <QTemporaryDir>
 #include <QWidget>
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QProgressBar;
@@ -12,6 +14,7 @@ class QTreeView;
 
 namespace sbw {
 
+class FilePreview;
 class FileTreeModel;
 
 /// The file tree of a running sandbox: a lazy tree (FileTreeModel) of the guest folder
@@ -41,7 +44,15 @@ public:
     /// file, or the root.
     QByteArray uploadFolder() const;
 
+    /// Opens the selected file (at most kMaxPreviewBytes) in a read-only preview window:
+    /// images as pictures, anything else as escaped text. Also on double-click. Returns at
+    /// once; previewOpened() or a status line follows.
+    void openSelected();
+    static constexpr qint64 kMaxPreviewBytes = 16 * 1024 * 1024;
+
 Q_SIGNALS:
+    /// A preview window opened (for tests; it deletes itself when closed).
+    void previewOpened(sbw::FilePreview* preview);
     /// A download or upload ended; `error` is empty on success, else a sentence.
     void transferFinished(const QString& error);
 
@@ -59,10 +70,19 @@ private:
     QTreeView* m_view;
     QPushButton* m_refresh;
     QPushButton* m_download;
+    QPushButton* m_open;
     QPushButton* m_upload;
     QProgressBar* m_progress;
     QLabel* m_status;
     bool m_busy = false;
+    QTemporaryDir m_previewDir; ///< files fetched for previews, removed once shown
+    struct PendingPreview
+    {
+        QString hostPath;
+        QString name;
+    };
+    std::optional<PendingPreview> m_pendingPreview;
+    void showPreview(const QString& error);
 };
 
 } // namespace sbw

@@ -1,6 +1,7 @@
 // FileTreeModel and FileTreePane over SFTP on one real microVM, booted once for all cases.
 
 #include "FileTreeModel.h"
+#include "FilePreview.h"
 #include "FileTreePane.h"
 #include "GuestSession.h"
 #include "HypervisorConnection.h"
@@ -11,6 +12,9 @@
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>
 #include <QFile>
+#include <QBuffer>
+#include <QLabel>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -252,6 +256,40 @@ private Q_SLOTS:
 
         const QString shot = QStringLiteral(SBW_SCREENSHOT_DIR "/filetreepane.png");
         QVERIFY(pane.grab().save(shot));
+    }
+
+    void openShowsPreviews()
+    {
+        QImage image(24, 12, QImage::Format_RGB32);
+        image.fill(Qt::red);
+        QByteArray png;
+        QBuffer buffer(&png);
+        buffer.open(QIODevice::WriteOnly);
+        image.save(&buffer, "PNG");
+        QCOMPARE(run("echo " + png.toBase64() + " | base64 -d > /tmp/ft/pic.png && "
+                     "printf 'hi\\033[31mred\\n' > /tmp/ft/esc.txt && echo ok"),
+                 QByteArray("ok\n"));
+        sbw::FileTreePane pane(m_sftp, "/tmp/ft");
+        pane.resize(720, 420);
+        pane.show();
+        QVERIFY(waitLoaded(*pane.model(), "/tmp/ft"));
+        QSignalSpy opened(&pane, &sbw::FileTreePane::previewOpened);
+
+        pane.view()->setCurrentIndex(find(*pane.model(), QStringLiteral("pic.png")));
+        pane.openSelected();
+        QVERIFY(opened.wait(60000));
+        auto* picture = opened.last().at(0).value<sbw::FilePreview*>();
+        QCOMPARE(picture->kind(), sbw::FilePreview::Kind::Image);
+        QCOMPARE(picture->findChild<QLabel*>(QStringLiteral("imagePreview"))->pixmap().size(), QSize(24, 12));
+        QVERIFY(picture->grab().save(QStringLiteral(SBW_SCREENSHOT_DIR "/filepreview-image.png")));
+
+        pane.view()->setCurrentIndex(find(*pane.model(), QStringLiteral("esc.txt")));
+        pane.openSelected();
+        QVERIFY(opened.wait(60000));
+        auto* text = opened.last().at(0).value<sbw::FilePreview*>();
+        QCOMPARE(text->kind(), sbw::FilePreview::Kind::Text);
+        QCOMPARE(text->findChild<QPlainTextEdit*>(QStringLiteral("textPreview"))->toPlainText(),
+                 QStringLiteral("hi\\x1b[31mred\n"));
     }
 
     void cleanupTestCase()
