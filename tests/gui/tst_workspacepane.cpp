@@ -208,6 +208,19 @@ void TestWorkspacePane::terminalTabRunsAShellAndRecordsIt()
                              30000);
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
         m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-terminal.png"));
+    // A full-screen program: top draws on the alternate screen; q brings the shell back.
+    QTest::keyClicks(tab->terminal(), QStringLiteral("top -d 1"));
+    QTest::keyClick(tab->terminal(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("load average")), 30000);
+    QVERIFY(!tab->terminal()->screenText().contains(QStringLiteral("term-42")));
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-top.png"));
+    QTest::keyClicks(tab->terminal(), QStringLiteral("q"));
+    QTRY_VERIFY_WITH_TIMEOUT(!tab->terminal()->screenText().contains(QStringLiteral("load average")), 30000);
+    QTest::keyClicks(tab->terminal(), QStringLiteral("echo back-$((1+1))"));
+    QTest::keyClick(tab->terminal(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("\nback-2")), 30000);
+
     QFile recording(tab->recordingPath());
     QVERIFY2(recording.open(QIODevice::ReadOnly), qPrintable(tab->recordingPath()));
     const QByteArray cast = recording.readAll();
