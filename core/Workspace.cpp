@@ -207,8 +207,23 @@ Expected<void> Workspace::requireState(bool (*allowed)(WorkspaceState), const ch
     const WorkspaceState now = state();
     if (allowed(now))
         return {};
-    return makeError(QStringLiteral("cannot %1 workspace '%2': it is %3")
-                         .arg(QLatin1String(action), m_record.name, workspaceStateName(now)));
+    QString hint;
+    switch (now) {
+    case WorkspaceState::Stopped:
+    case WorkspaceState::Crashed:
+        hint = QStringLiteral(" (start it first)");
+        break;
+    case WorkspaceState::Paused:
+        hint = QStringLiteral(" (resume it first)");
+        break;
+    case WorkspaceState::Hibernated:
+        hint = QStringLiteral(" (wake it first: sbw ws start, or Wake in the window)");
+        break;
+    default:
+        break;
+    }
+    return makeError(QStringLiteral("cannot %1 workspace '%2': it is %3%4")
+                         .arg(QLatin1String(action), m_record.name, workspaceStateName(now), hint));
 }
 
 Expected<DomainPtr> Workspace::domainIf(bool (*allowed)(WorkspaceState), const char* action)
@@ -334,6 +349,12 @@ Expected<CheckpointInfo> Workspace::checkpoint(const QString& name, const QStrin
     auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
     if (!domain)
         return domain.error();
+    if (SnapshotPtr existing(virDomainSnapshotLookupByName(domain->get(), name.toUtf8().constData(), 0));
+        existing)
+        return makeError(QStringLiteral("workspace '%1' already has a checkpoint named '%2': "
+                                        "choose another name, or delete that one first")
+                             .arg(m_record.name, name));
+    virResetLastError();
     const QByteArray xml = snapshotXml(name, note).toUtf8();
     SnapshotPtr snapshot(virDomainSnapshotCreateXML(domain->get(), xml.constData(), 0));
     if (!snapshot)

@@ -87,6 +87,7 @@ WorkspacePane::WorkspacePane(WorkspaceManager* manager, WorkspaceActions* action
 
     m_checkpoints->setHeaderLabels({tr("Checkpoint"), tr("Taken (UTC)"), tr("Guest"), tr("Note")});
     m_checkpoints->setRootIsDecorated(false);
+    m_checkpoints->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_checkpoints->header()->setSectionResizeMode(3, QHeaderView::Stretch);
     auto* newCheckpoint = new QToolButton(this);
     newCheckpoint->setDefaultAction(m_actions->checkpointAction());

@@ -23,17 +23,25 @@ std::atomic_bool g_cancel{false};
 const char kUsage[] =
     "usage: sbw ws SUBCOMMAND [options]\n\n"
     "subcommands:\n"
-    "  create NAME [--image R] [--vcpus N] [--memory MIB] [--disk GIB] [--network none|nat]\n"
+    "  create NAME [--image R] [--vcpus N] [--memory MIB] [--disk GIB] [--network none|nat] [--json]\n"
+    "                             defaults: minimal, 1 vCPU, 512 MiB, 4 GiB, none; left stopped\n"
     "  list [--json]\n"
-    "  start NAME                 boot it, or wake it when hibernated\n"
+    "  start NAME                 boot it (returns while it starts; exec waits for it),\n"
+    "                             or wake it when hibernated\n"
+    "  wake NAME                  the same as start\n"
     "  stop NAME [--grace S]      power off through the guest agent, forced after S s (30)\n"
     "  exec NAME [--workdir DIR] [--timeout S] -- CMD [ARGS...]\n"
+    "                             defaults: /root, no timeout; exits with CMD's status\n"
     "  pause NAME | resume NAME | hibernate NAME\n"
     "  checkpoint NAME CHECKPOINT [--note TEXT]\n"
     "  checkpoint NAME --list [--json] | checkpoint NAME --delete CHECKPOINT\n"
     "  revert NAME CHECKPOINT [--yes]\n"
     "  rm NAME [--yes]\n"
-    "common options: --connect URI\n";
+    "common options: --connect URI\n\n"
+    "states: stopped -start-> running -pause-> paused -resume-> running;\n"
+    "running or paused -hibernate-> hibernated -start/wake-> as it was.\n"
+    "exec needs running; checkpoint needs running or paused; revert is refused while\n"
+    "hibernated (wake it first).\n";
 
 int fail(const QString& message, int code = kWorkbenchError)
 {
@@ -212,7 +220,7 @@ int list(Command& c)
     return 0;
 }
 
-/// start, pause, resume, hibernate: NAME only.
+/// start (also wakes a hibernated workspace), wake (the same), pause, resume, hibernate: NAME only.
 int lifecycle(Command& c, const QString& verb)
 {
     if (auto done = c.parse(1, QStringLiteral("sbw ws %1 NAME").arg(verb)))
@@ -222,7 +230,7 @@ int lifecycle(Command& c, const QString& verb)
         return fail(workspace.error().message);
     Workspace& ws = *workspace.value();
     Expected<void> result;
-    if (verb == QLatin1String("start"))
+    if (verb == QLatin1String("start") || verb == QLatin1String("wake"))
         result = ws.state() == WorkspaceState::Hibernated ? ws.wake() : ws.start();
     else if (verb == QLatin1String("pause"))
         result = ws.pause();
@@ -453,7 +461,7 @@ int workspaceCommand(const QStringList& arguments)
         return revert(c);
     if (sub == QLatin1String("rm"))
         return rm(c);
-    for (const char* verb : {"start", "pause", "resume", "hibernate"})
+    for (const char* verb : {"start", "wake", "pause", "resume", "hibernate"})
         if (sub == QLatin1String(verb))
             return lifecycle(c, sub);
     return fail(QStringLiteral("unknown subcommand '%1'\n%2").arg(sub, QLatin1String(kUsage)),

@@ -133,11 +133,12 @@ int main(int argc, char* argv[])
         std::printf("sbw %s\n", PROJECT_VERSION);
         return 0;
     }
-    std::fprintf(stderr,
+    const bool asked = command == QLatin1String("--help") || command == QLatin1String("-h");
+    std::fprintf(asked ? stdout : stderr,
                  "usage: sbw COMMAND [options]\n\n"
                  "commands:\n"
                  "  run FILE | -c CODE   run a script in a fresh microVM (sbw run --help)\n"
                  "  ws SUBCOMMAND        persistent workspaces (sbw ws --help)\n"
                  "  stats                CPU, memory, disk and network of the sandboxes (sbw stats --help)\n");
-    return command == QLatin1String("--help") || command == QLatin1String("-h") ? 0 : kUsageError;
+    return asked ? 0 : kUsageError;
 }
