@@ -7,7 +7,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/packaging/setup.sh"
 echo "==> tests"
 cd "$top"
-# A failed test runs once more: real-guest tests hit a rare hang in which one SSH message
+# A failed test runs once more: real-guest tests hit an intermittent hang in which one SSH message
 # between host and guest never arrives (ARCHITECTURE.md, "Known problems"). ctest still reports
 # the first failure, and a test failing twice fails the run.
 ctest --preset default --repeat until-pass:2 "$@"
