@@ -27,6 +27,8 @@ struct ChannelBridge::State
     bool guestEof = false;  ///< the stream reached its end; our socket end is shut for writing
     QByteArray toSocket;    ///< read from the guest, not yet written to the socket
     QByteArray toGuest;     ///< read from the socket, not yet sent to the guest
+    qint64 sentToGuest = 0;  ///< bytes, for the debug log line at close
+    qint64 receivedFromGuest = 0;
 
     void updateInterest();
     void onStream(int events);
@@ -67,6 +69,8 @@ void ChannelBridge::State::close()
     if (closed)
         return;
     closed = true;
+    qCDebug(lcChannel) << "channel bridge closed:" << sentToGuest << "bytes to the guest,"
+                       << receivedFromGuest << "bytes from it";
     virStreamEventRemoveCallback(stream);
     virEventRemoveHandle(fdWatch);
     if (virStreamAbort(stream) < 0)
@@ -84,9 +88,10 @@ void ChannelBridge::State::onStream(int events)
         return;
     if (events & VIR_STREAM_EVENT_WRITABLE && !toGuest.isEmpty()) {
         const int sent = virStreamSend(stream, toGuest.constData(), size_t(toGuest.size()));
-        if (sent > 0)
+        if (sent > 0) {
             toGuest.remove(0, sent);
-        else if (sent == -1) {
+            sentToGuest += sent;
+        } else if (sent == -1) {
             qCDebug(lcChannel) << "channel send failed:" << lastVirtErrorMessage();
             return close();
         }
@@ -95,6 +100,7 @@ void ChannelBridge::State::onStream(int events)
         toSocket.resize(kChunk);
         const int got = virStreamRecv(stream, toSocket.data(), size_t(kChunk));
         toSocket.resize(got > 0 ? got : 0);
+        receivedFromGuest += toSocket.size();
         if (got == 0) {
             guestEof = true;
             ::shutdown(fd, SHUT_WR);
@@ -142,10 +148,12 @@ void ChannelBridge::State::onSocket(int events)
     // Never send an empty buffer: a zero-length stream packet means end of stream.
     if (!toGuest.isEmpty()) {
         const int sent = virStreamSend(stream, toGuest.constData(), size_t(toGuest.size()));
-        if (sent > 0)
+        if (sent > 0) {
             toGuest.remove(0, sent);
-        else if (sent == -1)
+            sentToGuest += sent;
+        } else if (sent == -1) {
             return close();
+        }
     }
     if ((events & (VIR_EVENT_HANDLE_ERROR | VIR_EVENT_HANDLE_HANGUP)) && toGuest.isEmpty()
         && !(events & VIR_EVENT_HANDLE_READABLE))
