@@ -6,6 +6,8 @@
 #include "SftpClient.h"
 #include "ShellChannel.h"
 
+#include <QElapsedTimer>
+
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
 
@@ -253,8 +255,13 @@ Expected<std::unique_ptr<GuestSession>> GuestSession::connect(int fd, const Clie
     // The guest's sshd writes its banner only once it runs, so waiting for the handshake is
     // waiting for the guest to be ready.
     ssh_set_blocking(session, 0);
+    QElapsedTimer phases;
+    phases.start();
+    qint64 bannerMs = -1;
     int rc = SSH_AGAIN;
     while ((rc = ssh_connect(session)) == SSH_AGAIN) {
+        if (bannerMs < 0 && ssh_get_serverbanner(session))
+            bannerMs = phases.elapsed();
         if (cancel && *cancel)
             return makeError(QStringLiteral("cancelled while waiting for the guest"));
         if (Clock::now() >= deadline)
@@ -284,9 +291,12 @@ Expected<std::unique_ptr<GuestSession>> GuestSession::connect(int fd, const Clie
                                         "image's manifest (…%2)")
                              .arg(seen.right(12), expectedHostKey.section(QLatin1Char(' '), 1, 1).right(12)));
 
+    const qint64 keyExchangeMs = phases.elapsed();
     if (ssh_userauth_publickey(session, nullptr, key.privateKey()) != SSH_AUTH_SUCCESS)
         return makeError(QStringLiteral("the guest refused the client key: %1").arg(sshError(session)));
     qCInfo(lcChannel) << "SSH session established";
+    qCDebug(lcChannel) << "SSH connect phases (ms since the channel opened): banner" << bannerMs
+                       << "key exchange done" << keyExchangeMs << "logged in" << phases.elapsed();
     guard.session = nullptr;
     return std::unique_ptr<GuestSession>(new GuestSession(std::make_shared<SessionLoop>(session)));
 }
@@ -296,6 +306,11 @@ GuestSession::GuestSession(std::shared_ptr<SessionLoop> loop) : m_loop(std::move
 GuestSession::~GuestSession()
 {
     // Shells and SFTP clients may outlive the session object; they see it end here.
+    close();
+}
+
+void GuestSession::close()
+{
     m_loop->stop();
 }
 

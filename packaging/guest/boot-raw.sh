@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# boot-raw.sh [--accel kvm|tcg] [IMAGE_DIR]
+# boot-raw.sh [--accel kvm|tcg] [--smp VCPUS] [IMAGE_DIR]
 #
 # Benchmark baseline: boots a guest image with plain qemu-system-x86_64 (direct kernel boot,
 # no libvirt), waits for the console line "sbw-guest: ready", prints
@@ -14,7 +14,7 @@ MEMORY_MB=256
 TIMEOUT_S=300  # TCG on a loaded machine is slow; a healthy KVM boot takes about a second
 
 usage() {
-    echo "usage: $0 [--accel kvm|tcg] [IMAGE_DIR]" >&2
+    echo "usage: $0 [--accel kvm|tcg] [--smp VCPUS] [IMAGE_DIR]" >&2
     exit 2
 }
 die() {
@@ -23,11 +23,13 @@ die() {
 }
 
 accel=
+vcpus=1
 image_dir=${XDG_CACHE_HOME:-$HOME/.cache}/sandbox-workbench/images/minimal
 while (($#)); do
     case $1 in
         --accel) (($# >= 2)) || usage; accel=$2; shift 2 ;;
         --accel=*) accel=${1#--accel=}; shift ;;
+        --smp) (($# >= 2)) || usage; vcpus=$2; shift 2 ;;
         -h | --help) usage ;;
         -*) usage ;;
         *) image_dir=$1; shift ;;
@@ -70,7 +72,7 @@ trap cleanup EXIT
 start=${EPOCHREALTIME/./}
 exec {console}< <(exec qemu-system-x86_64 \
     -nodefaults -no-user-config -display none \
-    -machine q35 -accel "$accel" "${cpu[@]}" -m "$MEMORY_MB" \
+    -machine q35 -accel "$accel" "${cpu[@]}" -smp "$vcpus" -m "$MEMORY_MB" \
     -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
     -drive "file=$disk,format=$disk_format,if=virtio,snapshot=on" \
     -device virtio-serial-pci,id=vser \

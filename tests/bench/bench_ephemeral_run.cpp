@@ -3,8 +3,9 @@
 // Baseline: packaging/guest/boot-raw.sh, i.e. qemu-system-x86_64 -kernel/-initrd on the image
 // until the guest's init prints "sbw-guest: ready". Workbench: runEphemeral() of a trivial
 // Python script, from the call to the first stdout byte and to the result (VM destroyed).
-// Both use the same accelerator (KVM when usable, else TCG). Prints medians of N repetitions
-// (default 3) and the ratio; the goal is cold run <= raw boot + 2000 ms. "result" is when the
+// Both use the same accelerator (KVM when usable, else TCG) and vCPU count. Prints medians of
+// N repetitions and the ratio; the goal is cold run <= raw boot + 2000 ms. Usage:
+// bench_ephemeral_run [REPETITIONS (default 3)] [VCPUS (default: the sandbox default)]. "result" is when the
 // script's outcome is reported (RunCallbacks::onResult); "VM gone" when the domain and its
 // overlay have been removed. For the breakdown it also times, on one booted sandbox, an exec
 // round trip (`true`) and a Python start (`python3 -c pass`).
@@ -35,11 +36,12 @@ qint64 median(std::vector<qint64> values)
     return values.empty() ? -1 : values[values.size() / 2];
 }
 
-qint64 rawBootMs(const QString& accel)
+qint64 rawBootMs(const QString& accel, int vcpus)
 {
     QProcess process;
     process.start(QStringLiteral(SBW_SOURCE_DIR "/packaging/guest/boot-raw.sh"),
-                  {QStringLiteral("--accel"), accel, sbw::paths::imagesDir() + QLatin1String("/minimal")});
+                  {QStringLiteral("--accel"), accel, QStringLiteral("--smp"), QString::number(vcpus),
+                   sbw::paths::imagesDir() + QLatin1String("/minimal")});
     process.waitForFinished(300000);
     const QString output = QString::fromUtf8(process.readAllStandardOutput());
     const auto match = QRegularExpression(QStringLiteral("raw boot to ready: (\\d+) ms")).match(output);
@@ -75,6 +77,7 @@ int main(int argc, char* argv[])
     QCoreApplication app(argc, argv);
     QLoggingCategory::setFilterRules(QStringLiteral("sbw.*.info=false"));
     const int repetitions = argc > 1 ? std::max(1, atoi(argv[1])) : 3;
+    const int vcpus = argc > 2 ? std::max(1, atoi(argv[2])) : sbw::SandboxOptions{}.vcpus;
 
     sbw::HypervisorConnection connection(sbw::test::guestUri());
     if (auto opened = connection.ensureOpen(); !opened) {
@@ -86,9 +89,10 @@ int main(int argc, char* argv[])
 
     std::vector<qint64> raw, firstByte, result, gone, boot;
     for (int i = 0; i < repetitions; ++i) {
-        raw.push_back(rawBootMs(accel));
+        raw.push_back(rawBootMs(accel, vcpus));
 
         sbw::RunOptions options;
+        options.sandbox.vcpus = vcpus;
         options.code = "print('ready')\n";
         QElapsedTimer timer;
         qint64 first = -1;
@@ -116,14 +120,17 @@ int main(int argc, char* argv[])
     }
 
     qint64 execTrue = -1, pythonStart = -1;
-    if (auto sandbox = sbw::Sandbox::start(connection, {}); sandbox && sandbox.value()->waitReady(nullptr)) {
+    sbw::SandboxOptions warmOptions;
+    warmOptions.vcpus = vcpus;
+    if (auto sandbox = sbw::Sandbox::start(connection, warmOptions); sandbox && sandbox.value()->waitReady(nullptr)) {
         execTrue = execMs(sandbox.value()->session(), "true", 5);
         pythonStart = execMs(sandbox.value()->session(), "exec python3 -c pass", 3);
     }
 
     const qint64 rawMedian = median(raw);
     const qint64 resultMedian = median(result);
-    std::printf("accelerator: %s, %d repetitions, medians:\n", qPrintable(accel), repetitions);
+    std::printf("accelerator: %s, %d vCPU(s), %d repetitions, medians:\n", qPrintable(accel), vcpus,
+                repetitions);
     std::printf("  raw qemu boot to ready line     %6lld ms (baseline)\n", (long long)rawMedian);
     std::printf("  workbench boot (start→SSH)      %6lld ms\n", (long long)median(boot));
     std::printf("  workbench run → first byte      %6lld ms\n", (long long)median(firstByte));
