@@ -1,5 +1,7 @@
 #pragma once
 
+#include "OutputStream.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QObject>
@@ -9,13 +11,6 @@
 #include <utility>
 
 namespace sbw {
-
-/// Which stream a chunk of output came from.
-enum class OutputStream
-{
-    Stdout,
-    Stderr
-};
 
 /// Collects output that worker threads receive and hands it to the batcher's own thread at
 /// most once per 50 ms: consecutive bytes of one stream are merged and the order between

@@ -1,0 +1,105 @@
+#pragma once
+
+#include <QDateTime>
+#include <QMetaType>
+#include <QString>
+
+#include <optional>
+
+namespace sbw {
+
+/// Who asked for an action. Stored in the command log as kind + name.
+struct Actor
+{
+    enum class Kind
+    {
+        Person, ///< someone at the workbench window
+        Agent,  ///< an MCP client; name = the client's name from its initialize request
+        Cli,    ///< the sbw command line
+    };
+    Kind kind = Kind::Person;
+    QString name; ///< agent client name, or empty
+
+    static QString kindName(Kind kind);                      ///< "person", "agent", "cli"
+    static std::optional<Kind> kindFromName(const QString& name);
+    QString display() const; ///< "person", "cli", "agent (claude-code)"
+};
+
+/// What kind of action a command-log row records. The names are stable: they are stored.
+enum class ActionKind
+{
+    Exec,       ///< a command in a workspace
+    Run,        ///< an ephemeral run
+    FileWrite,  ///< a file written through the workbench (MCP write_file)
+    Upload,
+    Download,
+    FileDelete,
+    Create,
+    Start,
+    Stop,
+    Pause,
+    Resume,
+    Hibernate,
+    Wake,
+    Checkpoint,
+    Revert,
+    Remove,     ///< a workspace deleted
+    Approval,   ///< a person's decision on an asked action
+};
+QString actionKindName(ActionKind kind);                 ///< "exec", "run", "file-write", ...
+std::optional<ActionKind> actionKindFromName(const QString& name);
+
+/// How an action ended. Running rows have Outcome::Running; rows left running by a workbench
+/// that ended abruptly are marked Interrupted when the log is next opened.
+enum class Outcome
+{
+    Running,
+    Succeeded,   ///< exit status 0, or a lifecycle action that worked
+    Failed,      ///< exit status ≠ 0 or a signal
+    TimedOut,
+    Cancelled,
+    Denied,      ///< refused by policy or by a person; never ran
+    Error,       ///< the workbench could not do it (see error)
+    Interrupted, ///< the workbench ended while it ran
+};
+QString outcomeName(Outcome outcome); ///< "running", "succeeded", ...
+std::optional<Outcome> outcomeFromName(const QString& name);
+
+/// Whether an action needed a person's approval and what they decided.
+enum class Approval
+{
+    Auto,     ///< allowed by policy, or asked by a person or the CLI
+    Approved, ///< approved by a person (approver names them)
+    Denied,
+    TimedOut, ///< nobody decided before the deadline; denied
+};
+QString approvalName(Approval approval); ///< "auto", "approved", "denied", "timed-out"
+std::optional<Approval> approvalFromName(const QString& name);
+
+/// One row of the command log (CommandLog). Times are UTC with millisecond precision.
+struct ActionRecord
+{
+    qint64 id = 0;
+    QDateTime started;         ///< UTC
+    QDateTime ended;           ///< UTC; invalid while running
+    QString sandbox;           ///< workspace name, or the ephemeral run's domain name
+    Actor actor;
+    ActionKind kind = ActionKind::Exec;
+    QString command;           ///< argv or script text, secrets masked; empty for lifecycle actions
+    QString workdir;           ///< guest working folder; empty when not applicable
+    std::optional<int> exitStatus;
+    std::optional<int> signal; ///< POSIX signal number that ended the command
+    Outcome outcome = Outcome::Running;
+    QString error;             ///< workbench error or the reason of a denial
+    qint64 durationMs = -1;    ///< ms; -1 while running
+    qint64 stdoutBytes = 0;    ///< bytes the command wrote, also beyond the cap
+    qint64 stderrBytes = 0;
+    bool stdoutCapped = false; ///< stdout passed the log's cap: the whole stream is in a file
+    bool stderrCapped = false;
+    Approval approval = Approval::Auto;
+    QString approver;          ///< who approved or denied; empty for Auto
+};
+
+} // namespace sbw
+
+Q_DECLARE_METATYPE(sbw::ActionRecord)

@@ -1,0 +1,262 @@
+// The command log on a real SQLite file in a temporary folder.
+
+#include "CommandLog.h"
+#include "SecretMasker.h"
+
+#include <QProcess>
+#include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <thread>
+
+using namespace sbw;
+
+class TestCommandLog : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    QString dbPath() const { return m_dir.filePath(QStringLiteral("log/command-log.sqlite")); }
+
+    std::shared_ptr<CommandLog> openLog(qint64 cap = CommandLog::kDefaultOutputCapBytes)
+    {
+        auto log = CommandLog::open(dbPath(), cap);
+        if (!log)
+            qFatal("%s", qPrintable(log.error().message));
+        return log.value();
+    }
+
+    static ActionStart execStart(const QString& sandbox, const QString& command,
+                                 Actor::Kind actor = Actor::Kind::Person)
+    {
+        ActionStart start;
+        start.sandbox = sandbox;
+        start.actor.kind = actor;
+        start.kind = ActionKind::Exec;
+        start.command = command;
+        start.workdir = QStringLiteral("/root");
+        return start;
+    }
+
+    /// Runs raw SQL on the file, as another process would.
+    void rawSql(const QString& statement)
+    {
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw"));
+            db.setDatabaseName(dbPath());
+            QVERIFY(db.open());
+            QSqlQuery query(db);
+            QVERIFY2(query.exec(statement), qPrintable(statement));
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("raw"));
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        QFile::remove(dbPath());
+        QFile::remove(dbPath() + QStringLiteral("-wal"));
+        QFile::remove(dbPath() + QStringLiteral("-shm"));
+    }
+
+    void aRowExistsFromStartToEnd()
+    {
+        auto log = openLog();
+        QSignalSpy changed(log.get(), &CommandLog::rowChanged);
+        const auto id = log->begin(execStart(QStringLiteral("ws1"), QStringLiteral("python3 -c 'print(1)'")));
+        QVERIFY2(id.ok(), id ? "" : qPrintable(id.error().message));
+
+        auto running = log->row(id.value());
+        QVERIFY(running.ok());
+        QCOMPARE(running->outcome, Outcome::Running);
+        QCOMPARE(running->sandbox, QStringLiteral("ws1"));
+        QCOMPARE(running->command, QStringLiteral("python3 -c 'print(1)'"));
+        QCOMPARE(running->workdir, QStringLiteral("/root"));
+        QCOMPARE(running->actor.kind, Actor::Kind::Person);
+        QVERIFY(running->started.isValid());
+        QCOMPARE(running->started.timeSpec(), Qt::UTC);
+        QVERIFY(qAbs(running->started.msecsTo(QDateTime::currentDateTimeUtc())) < 10000);
+        QVERIFY(!running->ended.isValid());
+        QCOMPARE(running->durationMs, -1);
+
+        log->appendOutput(id.value(), OutputStream::Stdout, "1\n");
+        log->appendOutput(id.value(), OutputStream::Stderr, "warn");
+        QTest::qWait(20);
+        ActionEnd end;
+        end.outcome = Outcome::Failed;
+        end.exitStatus = 3;
+        QVERIFY(log->finish(id.value(), end).ok());
+
+        auto done = log->row(id.value());
+        QCOMPARE(done->outcome, Outcome::Failed);
+        QCOMPARE(done->exitStatus, std::optional<int>(3));
+        QCOMPARE(done->signal, std::optional<int>());
+        QVERIFY(done->ended.isValid());
+        QVERIFY(done->durationMs >= 20);
+        QCOMPARE(done->stdoutBytes, 2);
+        QCOMPARE(done->stderrBytes, 4);
+        QVERIFY(!done->stdoutCapped);
+        QCOMPARE(log->output(id.value(), OutputStream::Stdout).value(), QByteArray("1\n"));
+        QCOMPARE(log->output(id.value(), OutputStream::Stderr).value(), QByteArray("warn"));
+        QCOMPARE(changed.count(), 2);
+        QVERIFY(!log->finish(id.value(), end).ok());
+    }
+
+    void outputOverTheCapIsKeptWholeInAFile()
+    {
+        auto log = openLog(16);
+        const auto id = log->begin(execStart(QStringLiteral("ws1"), QStringLiteral("yes | head")));
+        QByteArray all;
+        for (int i = 0; i < 10; ++i) {
+            const QByteArray chunk = QByteArray::number(i).repeated(7);
+            all += chunk;
+            log->appendOutput(id.value(), OutputStream::Stdout, chunk);
+        }
+        QVERIFY(log->finish(id.value(), {}).ok());
+        const auto row = log->row(id.value());
+        QVERIFY(row->stdoutCapped);
+        QVERIFY(!row->stderrCapped);
+        QCOMPARE(row->stdoutBytes, all.size());
+        QCOMPARE(log->output(id.value(), OutputStream::Stdout).value(), all);
+        QVERIFY(QFile::exists(m_dir.filePath(QStringLiteral("log/command-log-output/%1.stdout").arg(id.value()))));
+    }
+
+    void bytesThatAreNotUtf8AreKeptExactly()
+    {
+        auto log = openLog();
+        const auto id = log->begin(execStart(QStringLiteral("ws1"), QStringLiteral("head -c 4 /dev/urandom")));
+        const QByteArray bytes("\xff\x00\x1b[31m\xc3", 8);
+        log->appendOutput(id.value(), OutputStream::Stdout, bytes);
+        QVERIFY(log->finish(id.value(), {}).ok());
+        QCOMPARE(log->output(id.value(), OutputStream::Stdout).value(), bytes);
+    }
+
+    void secretsNeverReachTheStore()
+    {
+        auto log = openLog(32);
+        log->setSecrets(QStringLiteral("ws1"), {"tok-123456"});
+        const auto id = log->begin(execStart(QStringLiteral("ws1"), QStringLiteral("curl -H 'X: tok-123456'")));
+        for (const char* chunk : {"got tok-12", "3456 and ", "more tok-123456 ", "then a long tail after the cap"})
+            log->appendOutput(id.value(), OutputStream::Stdout, chunk);
+        ActionEnd end;
+        end.outcome = Outcome::Error;
+        end.error = QStringLiteral("refused tok-123456");
+        QVERIFY(log->finish(id.value(), end).ok());
+        const QString mask = QString::fromUtf8(SecretMasker::kMask);
+        const auto row = log->row(id.value());
+        QCOMPARE(row->command, QStringLiteral("curl -H 'X: %1'").arg(mask));
+        QCOMPARE(row->error, QStringLiteral("refused %1").arg(mask));
+        QVERIFY(row->stdoutCapped);
+        QCOMPARE(QString::fromUtf8(log->output(id.value(), OutputStream::Stdout).value()),
+                 QStringLiteral("got %1 and more %1 then a long tail after the cap").arg(mask));
+        QFile db(dbPath());
+        QVERIFY(db.open(QIODevice::ReadOnly));
+        QVERIFY(!db.readAll().contains("tok-123456"));
+    }
+
+    void rowsOfAWorkbenchThatDiedAreMarkedInterrupted()
+    {
+        qint64 id = 0;
+        {
+            auto log = openLog();
+            id = log->begin(execStart(QStringLiteral("ws1"), QStringLiteral("sleep 100"))).value();
+        }
+        QProcess gone;
+        gone.start(QStringLiteral("true"));
+        QVERIFY(gone.waitForStarted());
+        const qint64 deadPid = gone.processId();
+        QVERIFY(gone.waitForFinished());
+        rawSql(QStringLiteral("UPDATE actions SET owner_pid=%1 WHERE id=%2").arg(deadPid).arg(id));
+        const qint64 live = openLog()->begin(execStart(QStringLiteral("ws1"), QStringLiteral("sleep 1"))).value();
+
+        auto log = openLog();
+        QCOMPARE(log->row(id)->outcome, Outcome::Interrupted);
+        QCOMPARE(log->row(id)->error, QStringLiteral("the workbench ended while this action ran"));
+        QCOMPARE(log->row(live)->outcome, Outcome::Running); // its process (this one) still runs
+    }
+
+    void filtersAndNewestFirst()
+    {
+        auto log = openLog();
+        const qint64 a = log->begin(execStart(QStringLiteral("alpha"), QStringLiteral("ls -la"))).value();
+        const qint64 b = log->begin(execStart(QStringLiteral("beta"), QStringLiteral("pip install 50%_off"),
+                                              Actor::Kind::Agent)).value();
+        const qint64 c = log->begin(execStart(QStringLiteral("alpha"), QStringLiteral("rm -rf build"),
+                                              Actor::Kind::Cli)).value();
+        ActionEnd failed;
+        failed.outcome = Outcome::Failed;
+        failed.exitStatus = 1;
+        QVERIFY(log->finish(a, {}).ok());
+        QVERIFY(log->finish(c, failed).ok());
+
+        const auto ids = [&](const LogFilter& filter) {
+            QList<qint64> list;
+            const auto rows = log->rows(filter);
+            for (const ActionRecord& r : rows.value())
+                list.append(r.id);
+            return list;
+        };
+        QCOMPARE(ids({}), (QList<qint64>{c, b, a}));
+        QCOMPARE(ids({QStringLiteral("alpha"), {}, {}, {}}), (QList<qint64>{c, a}));
+        QCOMPARE(ids({{}, Actor::Kind::Agent, {}, {}}), (QList<qint64>{b}));
+        QCOMPARE(ids({{}, {}, Outcome::Failed, {}}), (QList<qint64>{c}));
+        QCOMPARE(ids({{}, {}, Outcome::Running, {}}), (QList<qint64>{b}));
+        QCOMPARE(ids({{}, {}, {}, QStringLiteral("RM -RF")}), (QList<qint64>{c}));
+        QCOMPARE(ids({{}, {}, {}, QStringLiteral("50%_")}), (QList<qint64>{b}));
+        QCOMPARE(ids({{}, {}, {}, QStringLiteral("5%x")}), (QList<qint64>{}));
+        QCOMPARE(log->rows({}, 1).value().size(), 1);
+    }
+
+    void manyThreadsWriteAtOnce()
+    {
+        auto log = openLog();
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 4; ++t) {
+            threads.emplace_back([&log, t] {
+                for (int i = 0; i < 25; ++i) {
+                    const auto id = log->begin(execStart(QStringLiteral("t%1").arg(t), QStringLiteral("echo %1").arg(i)));
+                    log->appendOutput(id.value(), OutputStream::Stdout, QByteArray::number(i));
+                    log->finish(id.value(), {});
+                }
+            });
+        }
+        for (auto& thread : threads)
+            thread.join();
+        const auto rows = log->rows({}, 1000).value();
+        QCOMPARE(rows.size(), 100);
+        QSet<qint64> ids;
+        for (const ActionRecord& r : rows) {
+            ids.insert(r.id);
+            QCOMPARE(r.outcome, Outcome::Succeeded);
+        }
+        QCOMPARE(ids.size(), 100);
+    }
+
+    void aNewerFormatIsRefusedInWords()
+    {
+        openLog();
+        rawSql(QStringLiteral("PRAGMA user_version=99"));
+        const auto log = CommandLog::open(dbPath());
+        QVERIFY(!log.ok());
+        QVERIFY2(log.error().message.contains(QStringLiteral("newer Sandbox Workbench")), qPrintable(log.error().message));
+    }
+
+    void aFileThatIsNotADatabaseIsAClearError()
+    {
+        QDir().mkpath(QFileInfo(dbPath()).absolutePath());
+        QFile junk(dbPath());
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write(QByteArray(4096, 'x'));
+        junk.close();
+        const auto log = CommandLog::open(dbPath());
+        QVERIFY(!log.ok());
+        QVERIFY2(log.error().message.startsWith(QStringLiteral("command log: ")), qPrintable(log.error().message));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCommandLog)
+#include "tst_commandlog.moc"
