@@ -1,5 +1,7 @@
 #include "MainWindow.h"
 
+#include "CommandLog.h"
+#include "CommandLogPane.h"
 #include "ConnectionStatusLabel.h"
 #include "GraphPane.h"
 #include "HypervisorConnection.h"
@@ -20,6 +22,7 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QLabel>
 #include <QFile>
 #include <QFileDialog>
 #include <QMenu>
@@ -70,6 +73,21 @@ MainWindow::MainWindow(HypervisorConnection* connection, QWidget* parent)
     graphDock->hide(); // View ▸ Resources; it takes room the panes above need
     m_sampler->start();
 
+    auto* logDock = new QDockWidget(tr("Command Log"), this);
+    logDock->setObjectName(QStringLiteral("commandLogDock"));
+    if (auto log = CommandLog::open(CommandLog::defaultPath())) {
+        m_commandLog = log.value();
+        logDock->setWidget(new CommandLogPane(m_commandLog, logDock));
+    } else {
+        auto* failed = new QLabel(tr("The command log cannot be opened: %1").arg(log.error().message), logDock);
+        failed->setWordWrap(true);
+        failed->setTextFormat(Qt::PlainText);
+        logDock->setWidget(failed);
+    }
+    addDockWidget(Qt::BottomDockWidgetArea, logDock);
+    tabifyDockWidget(graphDock, logDock);
+    logDock->hide(); // View ▸ Command Log
+
     auto* sessionDock = new QDockWidget(tr("Sessions"), this);
     sessionDock->setObjectName(QStringLiteral("sessionDock"));
     sessionDock->setFeatures(QDockWidget::DockWidgetMovable);
@@ -86,6 +104,10 @@ MainWindow::MainWindow(HypervisorConnection* connection, QWidget* parent)
     resources->setText(tr("&Resources"));
     resources->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
     view->addAction(resources);
+    QAction* commandLog = logDock->toggleViewAction();
+    commandLog->setText(tr("Command &Log"));
+    commandLog->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    view->addAction(commandLog);
     view->addAction(sessionDock->toggleViewAction());
     menuBar()->insertMenu(menuBar()->actions().constLast(), view);
 

@@ -2,12 +2,15 @@
 
 #include <QMainWindow>
 
+#include <memory>
+
 class QAction;
 class QStackedWidget;
 class QTabWidget;
 
 namespace sbw {
 
+class CommandLog;
 class ConnectionStatusLabel;
 class GraphPane;
 class HypervisorConnection;
@@ -49,6 +52,8 @@ public:
     PerSandboxStack* files() const { return m_files; }
     PerSandboxStack* consoles() const { return m_consoles; }
     GraphPane* graphPane() const { return m_graphPane; }
+    /// The command log (dataDir()/command-log.sqlite); null when it cannot be opened.
+    std::shared_ptr<CommandLog> commandLog() const { return m_commandLog; }
     ConnectionStatusLabel* connectionStatus() const { return m_connectionStatus; }
     /// True while a close waits for the run's clean-up.
     bool isClosePending() const { return m_closePending; }
@@ -90,6 +95,7 @@ private:
     PerSandboxStack* m_consoles = nullptr;
     StatsSampler* m_sampler;
     GraphPane* m_graphPane;
+    std::shared_ptr<CommandLog> m_commandLog;
     QString m_currentWorkspace;
     ConnectionStatusLabel* m_connectionStatus;
     QAction* m_openAction = nullptr;

@@ -1,0 +1,126 @@
+// The command log pane on a real SQLite log: live rows, filters, the escaped detail view and
+// exports. Saves $SBW_SCREENSHOT_DIR/commandlogpane.png when that variable is set.
+
+#include "CommandLogModel.h"
+#include "CommandLogPane.h"
+
+#include <QComboBox>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <thread>
+
+using namespace sbw;
+
+class TestCommandLogPane : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::shared_ptr<CommandLog> m_log;
+
+    qint64 logExec(const QString& sandbox, const QString& command, Actor::Kind actor, const QByteArray& out,
+                   int exitStatus)
+    {
+        ActionStart start;
+        start.sandbox = sandbox;
+        start.actor = {actor, actor == Actor::Kind::Agent ? QStringLiteral("demo-agent") : QString()};
+        start.command = command;
+        start.workdir = QStringLiteral("/root");
+        const qint64 id = m_log->begin(start).value();
+        m_log->appendOutput(id, OutputStream::Stdout, out);
+        ActionEnd end;
+        end.outcome = exitStatus == 0 ? Outcome::Succeeded : Outcome::Failed;
+        end.exitStatus = exitStatus;
+        m_log->finish(id, end);
+        return id;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_log = CommandLog::open(m_dir.filePath(QStringLiteral("command-log.sqlite"))).value();
+        logExec(QStringLiteral("alpha"), QStringLiteral("ls -la /root"), Actor::Kind::Person, "total 8\n", 0);
+        logExec(QStringLiteral("beta"), QStringLiteral("python3 train.py\n--epochs 3"), Actor::Kind::Agent,
+                "\x1b]52;c;aGk=\x07\x1b[31mred\x1b[0m\n", 1);
+    }
+
+    void rowsArriveLiveNewestFirst()
+    {
+        CommandLogPane pane(m_log);
+        QCOMPARE(pane.model()->rowCount(), 2);
+        std::thread worker([this] {
+            logExec(QStringLiteral("alpha"), QStringLiteral("pip install ./pkg.whl"), Actor::Kind::Cli, "ok\n", 0);
+        });
+        worker.join();
+        QTRY_COMPARE(pane.model()->rowCount(), 3);
+        const auto* model = pane.model();
+        QCOMPARE(model->index(0, CommandLogModel::Command).data().toString(), QStringLiteral("pip install ./pkg.whl"));
+        QCOMPARE(model->index(0, CommandLogModel::ActorColumn).data().toString(), QStringLiteral("cli"));
+        QCOMPARE(model->index(1, CommandLogModel::Command).data().toString(), QStringLiteral("python3 train.py …"));
+        QCOMPARE(model->index(1, CommandLogModel::ActorColumn).data().toString(), QStringLiteral("agent (demo-agent)"));
+        QCOMPARE(model->index(1, CommandLogModel::Status).data().toString(), QStringLiteral("exit 1"));
+        QCOMPARE(model->index(2, CommandLogModel::Status).data().toString(), QStringLiteral("exit 0"));
+    }
+
+    void filtersNarrowTheRows()
+    {
+        CommandLogPane pane(m_log);
+        pane.searchField()->setText(QStringLiteral("TRAIN"));
+        QCOMPARE(pane.model()->rowCount(), 1);
+        pane.searchField()->clear();
+        auto* actor = pane.findChildren<QComboBox*>().at(1);
+        actor->setCurrentIndex(actor->findData(QStringLiteral("person")));
+        QCOMPARE(pane.model()->rowCount(), 1);
+        QCOMPARE(pane.model()->record(0).sandbox, QStringLiteral("alpha"));
+    }
+
+    void detailShowsEscapesLiterally()
+    {
+        CommandLogPane pane(m_log);
+        pane.resize(1000, 600);
+        pane.show();
+        const int row = [&] {
+            for (int i = 0; i < pane.model()->rowCount(); ++i) {
+                if (pane.model()->record(i).sandbox == QStringLiteral("beta"))
+                    return i;
+            }
+            return -1;
+        }();
+        QVERIFY(row >= 0);
+        pane.table()->setCurrentIndex(pane.model()->index(row, 0));
+        const QString detail = pane.detail()->toPlainText();
+        QVERIFY2(detail.contains(QStringLiteral("python3 train.py\n--epochs 3")), qPrintable(detail));
+        QVERIFY2(detail.contains(QStringLiteral("\\x1b]52;c;aGk=\\x07\\x1b[31mred\\x1b[0m")), qPrintable(detail));
+        QVERIFY(!detail.contains(QChar(0x1b)));
+        if (const QString dir = qEnvironmentVariable("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(pane.grab().save(dir + QStringLiteral("/commandlogpane.png")));
+    }
+
+    void exportWritesTheFilteredRows()
+    {
+        CommandLogPane pane(m_log);
+        pane.searchField()->setText(QStringLiteral("ls -la"));
+        const QString csv = m_dir.filePath(QStringLiteral("out.csv"));
+        const QString jsonl = m_dir.filePath(QStringLiteral("out.jsonl"));
+        QVERIFY(pane.exportTo(csv, CommandLogPane::Format::Csv).ok());
+        QVERIFY(pane.exportTo(jsonl, CommandLogPane::Format::JsonLines).ok());
+        QFile csvFile(csv);
+        QVERIFY(csvFile.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = csvFile.readAll().split('\n');
+        QCOMPARE(lines.size(), 3); // header, one row, empty after the last CRLF
+        QVERIFY(lines[1].contains(",alpha,person,,exec,ls -la /root,/root,0,"));
+        QFile jsonFile(jsonl);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        QCOMPARE(jsonFile.readAll().count('\n'), 1);
+        const auto denied = pane.exportTo(QStringLiteral("/proc/nope/out.csv"), CommandLogPane::Format::Csv);
+        QVERIFY(!denied.ok());
+        QVERIFY(denied.error().message.contains(QStringLiteral("/proc/nope/out.csv")));
+    }
+};
+
+QTEST_MAIN(TestCommandLogPane)
+#include "tst_commandlogpane.moc"

@@ -1,0 +1,186 @@
+#include "CommandLogModel.h"
+
+#include "VisibleText.h"
+
+#include <QBrush>
+#include <QColor>
+
+namespace sbw {
+
+CommandLogModel::CommandLogModel(std::shared_ptr<CommandLog> log, QObject* parent)
+    : QAbstractTableModel(parent), m_log(std::move(log))
+{
+    m_refresh.setSingleShot(true);
+    m_refresh.setInterval(100);
+    connect(&m_refresh, &QTimer::timeout, this, &CommandLogModel::refresh);
+    connect(m_log.get(), &CommandLog::rowChanged, this, [this] {
+        if (!m_refresh.isActive())
+            m_refresh.start();
+    }, Qt::QueuedConnection);
+    refresh();
+}
+
+void CommandLogModel::setFilter(const LogFilter& filter)
+{
+    m_filter = filter;
+    refresh();
+}
+
+void CommandLogModel::refresh()
+{
+    auto rows = m_log->rows(m_filter);
+    beginResetModel();
+    if (rows) {
+        m_rows = std::move(rows.value());
+        m_error.clear();
+        for (const ActionRecord& record : m_rows)
+            m_sandboxes.insert(record.sandbox);
+    } else {
+        m_rows.clear();
+        m_error = rows.error().message;
+    }
+    endResetModel();
+}
+
+QStringList CommandLogModel::sandboxes() const
+{
+    QStringList names(m_sandboxes.cbegin(), m_sandboxes.cend());
+    names.sort();
+    return names;
+}
+
+int CommandLogModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int CommandLogModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString CommandLogModel::statusText(const ActionRecord& r)
+{
+    switch (r.outcome) {
+    case Outcome::Running:
+        return tr("running");
+    case Outcome::Succeeded:
+    case Outcome::Failed:
+        if (r.signal)
+            return tr("signal %1").arg(*r.signal);
+        if (r.exitStatus)
+            return tr("exit %1").arg(*r.exitStatus);
+        return outcomeName(r.outcome);
+    case Outcome::Denied:
+    case Outcome::Error:
+    case Outcome::TimedOut:
+    case Outcome::Cancelled:
+    case Outcome::Interrupted:
+        return r.error.isEmpty() ? outcomeName(r.outcome)
+                                 : QStringLiteral("%1: %2").arg(outcomeName(r.outcome), makeVisible(r.error));
+    }
+    return {};
+}
+
+namespace {
+
+QString firstLine(const QString& text)
+{
+    const qsizetype newline = text.indexOf(QLatin1Char('\n'));
+    const QString line = newline < 0 ? text : text.left(newline) + QStringLiteral(" …");
+    return makeVisible(line);
+}
+
+QString bytesText(qint64 bytes, bool capped)
+{
+    return capped ? QStringLiteral("%1 (capped)").arg(bytes) : QString::number(bytes);
+}
+
+} // namespace
+
+QVariant CommandLogModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= m_rows.size())
+        return {};
+    const ActionRecord& r = m_rows.at(index.row());
+    if (role == kRecordRole)
+        return QVariant::fromValue(r);
+    if (role == Qt::ToolTipRole && index.column() == Command)
+        return makeVisible(r.command);
+    if (role == Qt::ForegroundRole && index.column() == Status) {
+        if (r.outcome == Outcome::Failed || r.outcome == Outcome::Error || r.outcome == Outcome::Denied
+            || r.outcome == Outcome::TimedOut || r.outcome == Outcome::Interrupted)
+            return QBrush(QColor(0xb0, 0x20, 0x20));
+        return {};
+    }
+    if (role == Qt::TextAlignmentRole) {
+        switch (index.column()) {
+        case Id:
+        case Duration:
+        case StdoutBytes:
+        case StderrBytes:
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        default:
+            return {};
+        }
+    }
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (Column(index.column())) {
+    case Id:
+        return r.id;
+    case Started:
+        return r.started.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
+    case Ended:
+        return r.ended.isValid() ? r.ended.toString(QStringLiteral("HH:mm:ss.zzz")) : QString();
+    case Sandbox:
+        return makeVisible(r.sandbox);
+    case ActorColumn:
+        return makeVisible(r.actor.display());
+    case Action:
+        return actionKindName(r.kind);
+    case Command:
+        return firstLine(r.command);
+    case Workdir:
+        return makeVisible(r.workdir);
+    case Status:
+        return statusText(r);
+    case Duration:
+        return r.durationMs >= 0 ? QVariant(r.durationMs) : QVariant();
+    case StdoutBytes:
+        return bytesText(r.stdoutBytes, r.stdoutCapped);
+    case StderrBytes:
+        return bytesText(r.stderrBytes, r.stderrCapped);
+    case ApprovalColumn:
+        return r.approver.isEmpty() ? approvalName(r.approval)
+                                    : QStringLiteral("%1 by %2").arg(approvalName(r.approval), makeVisible(r.approver));
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant CommandLogModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case Id: return tr("Id");
+    case Started: return tr("Started (UTC)");
+    case Ended: return tr("Ended");
+    case Sandbox: return tr("Sandbox");
+    case ActorColumn: return tr("Actor");
+    case Action: return tr("Action");
+    case Command: return tr("Command");
+    case Workdir: return tr("Folder");
+    case Status: return tr("Status");
+    case Duration: return tr("Duration (ms)");
+    case StdoutBytes: return tr("Stdout (bytes)");
+    case StderrBytes: return tr("Stderr (bytes)");
+    case ApprovalColumn: return tr("Approval");
+    case ColumnCount: break;
+    }
+    return {};
+}
+
+} // namespace sbw

@@ -1,0 +1,57 @@
+#pragma once
+
+#include "CommandLog.h"
+
+#include <QAbstractTableModel>
+#include <QTimer>
+
+#include <memory>
+
+namespace sbw {
+
+/// Table model over the command log (CommandLog), newest row first, for the log pane. It shows
+/// the rows matching its filter (at most `limit`, default 1000) and follows the log live: a
+/// row added or completed anywhere in this process re-reads the rows within 100 ms. Text from
+/// guests and agents is shown with control characters visibly escaped (makeVisible); a
+/// command's first line is shown, the whole command is the tooltip.
+class CommandLogModel : public QAbstractTableModel
+{
+    Q_OBJECT
+
+public:
+    enum Column { Id, Started, Ended, Sandbox, ActorColumn, Action, Command, Workdir, Status, Duration,
+                  StdoutBytes, StderrBytes, ApprovalColumn, ColumnCount };
+    static constexpr int kRecordRole = Qt::UserRole + 1; ///< the row's ActionRecord
+
+    explicit CommandLogModel(std::shared_ptr<CommandLog> log, QObject* parent = nullptr);
+
+    void setFilter(const LogFilter& filter);
+    const LogFilter& filter() const { return m_filter; }
+    /// Reads the rows again now.
+    void refresh();
+
+    const ActionRecord& record(int row) const { return m_rows.at(row); }
+    const QList<ActionRecord>& records() const { return m_rows; }
+    /// Sandbox names seen in the log so far (for the pane's filter), sorted.
+    QStringList sandboxes() const;
+    /// Empty, or why the rows could not be read.
+    QString lastError() const { return m_error; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    /// "exit 0", "exit 3", "signal 9", "running", "timed-out", "denied: reason", ...
+    static QString statusText(const ActionRecord& record);
+
+private:
+    std::shared_ptr<CommandLog> m_log;
+    LogFilter m_filter;
+    QList<ActionRecord> m_rows;
+    QSet<QString> m_sandboxes;
+    QString m_error;
+    QTimer m_refresh;
+};
+
+} // namespace sbw
