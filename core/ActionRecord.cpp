@@ -32,7 +32,7 @@ constexpr std::array<std::pair<Actor::Kind, const char*>, 3> kActorKinds{{
     {Actor::Kind::Cli, "cli"},
 }};
 
-constexpr std::array<std::pair<ActionKind, const char*>, 17> kActionKinds{{
+constexpr std::array<std::pair<ActionKind, const char*>, 18> kActionKinds{{
     {ActionKind::Exec, "exec"},
     {ActionKind::Run, "run"},
     {ActionKind::FileWrite, "file-write"},
@@ -47,6 +47,7 @@ constexpr std::array<std::pair<ActionKind, const char*>, 17> kActionKinds{{
     {ActionKind::Hibernate, "hibernate"},
     {ActionKind::Wake, "wake"},
     {ActionKind::Checkpoint, "checkpoint"},
+    {ActionKind::CheckpointDelete, "checkpoint-delete"},
     {ActionKind::Revert, "revert"},
     {ActionKind::Remove, "remove"},
     {ActionKind::Approval, "approval"},

@@ -42,6 +42,7 @@ enum class ActionKind
     Hibernate,
     Wake,
     Checkpoint,
+    CheckpointDelete,
     Revert,
     Remove,     ///< a workspace deleted
     Approval,   ///< a person's decision on an asked action

@@ -11,6 +11,7 @@
 Q_LOGGING_CATEGORY(lcVirt, "sbw.virt", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcChannel, "sbw.channel", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcRun, "sbw.run", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcLog, "sbw.log", QtInfoMsg)
 
 namespace sbw {
 namespace {

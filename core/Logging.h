@@ -19,3 +19,4 @@ QString initLogging(const QString& program, bool toStderr);
 Q_DECLARE_LOGGING_CATEGORY(lcVirt)    // libvirt connection, events, domains, storage
 Q_DECLARE_LOGGING_CATEGORY(lcChannel) // SSH guest channel
 Q_DECLARE_LOGGING_CATEGORY(lcRun)     // ephemeral runs
+Q_DECLARE_LOGGING_CATEGORY(lcLog)     // the command log

@@ -1,5 +1,6 @@
 #include "WorkspaceExecController.h"
 
+#include "LoggedAction.h"
 #include "Workspace.h"
 
 #include <QElapsedTimer>
@@ -36,6 +37,12 @@ WorkspaceExecController::~WorkspaceExecController()
     joinWorker();
 }
 
+void WorkspaceExecController::setCommandLog(std::shared_ptr<CommandLog> log, Actor actor)
+{
+    m_log = std::move(log);
+    m_actor = std::move(actor);
+}
+
 void WorkspaceExecController::joinWorker()
 {
     if (m_worker.joinable())
@@ -51,18 +58,33 @@ bool WorkspaceExecController::start(std::shared_ptr<Workspace> workspace, const 
     m_running = true;
     m_cancel = false;
     m_output.start();
-    m_worker = std::thread([this, workspace = std::move(workspace), command, workdir, timeout] {
+    ActionStart logged;
+    logged.sandbox = workspace->name();
+    logged.actor = m_actor;
+    logged.kind = ActionKind::Exec;
+    logged.command = command;
+    logged.workdir = workdir;
+    m_worker = std::thread([this, workspace = std::move(workspace), command, workdir, timeout,
+                            log = m_log, logged] {
         QElapsedTimer clock;
         clock.start();
+        LoggedAction action(log, logged);
         ExecRequest request;
         request.command = workspaceShellCommand(command, workdir);
         request.timeout = timeout;
         request.cancel = &m_cancel;
-        request.onStdout = [this](QByteArrayView bytes) { m_output.append(OutputStream::Stdout, bytes); };
-        request.onStderr = [this](QByteArrayView bytes) { m_output.append(OutputStream::Stderr, bytes); };
+        request.onStdout = [this, &action](QByteArrayView bytes) {
+            m_output.append(OutputStream::Stdout, bytes);
+            action.output(OutputStream::Stdout, bytes);
+        };
+        request.onStderr = [this, &action](QByteArrayView bytes) {
+            m_output.append(OutputStream::Stderr, bytes);
+            action.output(OutputStream::Stderr, bytes);
+        };
         WorkspaceExecOutcome outcome;
         outcome.command = command;
         auto status = workspace->exec(request, std::chrono::steady_clock::now() + kReadyWait);
+        action.finish(LoggedAction::endOf(status));
         if (status)
             outcome.status = status.value();
         else

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ActionRecord.h"
 #include "GuestSession.h"
 #include "OutputBatcher.h"
 
@@ -12,6 +13,7 @@
 
 namespace sbw {
 
+class CommandLog;
 class Workspace;
 
 /// How one command in a workspace ended, for the controller's finished() signal.
@@ -37,6 +39,9 @@ public:
 
     bool isRunning() const { return m_running; }
 
+    /// Logs each command from now on as an exec row of `actor` in `log` (null: no logging).
+    void setCommandLog(std::shared_ptr<CommandLog> log, Actor actor);
+
     /// Runs `command` with `/bin/sh -c` semantics (the guest user's shell) in `workdir` of
     /// `workspace`, killed after `timeout` (0: none). A starting guest is waited for up to
     /// 120 s. Returns false while a command runs.
@@ -56,6 +61,8 @@ private:
     bool m_running = false;
     std::thread m_worker;
     OutputBatcher m_output;
+    std::shared_ptr<CommandLog> m_log;
+    Actor m_actor;
 };
 
 /// The shell command line that runs `command` (as typed) in `workdir`: "cd 'DIR' && COMMAND".

@@ -77,6 +77,8 @@ MainWindow::MainWindow(HypervisorConnection* connection, QWidget* parent)
     logDock->setObjectName(QStringLiteral("commandLogDock"));
     if (auto log = CommandLog::open(CommandLog::defaultPath())) {
         m_commandLog = log.value();
+        m_workspacePane->setCommandLog(m_commandLog);
+        m_workspaceActions->setCommandLog(m_commandLog);
         logDock->setWidget(new CommandLogPane(m_commandLog, logDock));
     } else {
         auto* failed = new QLabel(tr("The command log cannot be opened: %1").arg(log.error().message), logDock);

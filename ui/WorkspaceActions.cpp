@@ -1,5 +1,6 @@
 #include "WorkspaceActions.h"
 
+#include "LoggedAction.h"
 #include "NewWorkspaceDialog.h"
 #include "Workspace.h"
 #include "WorkspaceManager.h"
@@ -45,17 +46,17 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
 
     connect(m_new, &QAction::triggered, this, &WorkspaceActions::createWorkspace);
     connect(m_start, &QAction::triggered, this,
-            [this] { run(tr("Start"), [](Workspace& w) { return w.start(); }); });
+            [this] { run(tr("Start"), ActionKind::Start, {}, [](Workspace& w) { return w.start(); }); });
     connect(m_stop, &QAction::triggered, this,
-            [this] { run(tr("Stop"), [](Workspace& w) { return w.stop(); }); });
+            [this] { run(tr("Stop"), ActionKind::Stop, {}, [](Workspace& w) { return w.stop(); }); });
     connect(m_pause, &QAction::triggered, this,
-            [this] { run(tr("Pause"), [](Workspace& w) { return w.pause(); }); });
+            [this] { run(tr("Pause"), ActionKind::Pause, {}, [](Workspace& w) { return w.pause(); }); });
     connect(m_resume, &QAction::triggered, this,
-            [this] { run(tr("Resume"), [](Workspace& w) { return w.resume(); }); });
+            [this] { run(tr("Resume"), ActionKind::Resume, {}, [](Workspace& w) { return w.resume(); }); });
     connect(m_hibernate, &QAction::triggered, this,
-            [this] { run(tr("Hibernate"), [](Workspace& w) { return w.hibernate(); }); });
+            [this] { run(tr("Hibernate"), ActionKind::Hibernate, {}, [](Workspace& w) { return w.hibernate(); }); });
     connect(m_wake, &QAction::triggered, this,
-            [this] { run(tr("Wake"), [](Workspace& w) { return w.wake(); }); });
+            [this] { run(tr("Wake"), ActionKind::Wake, {}, [](Workspace& w) { return w.wake(); }); });
     connect(m_checkpoint, &QAction::triggered, this, &WorkspaceActions::takeCheckpoint);
     connect(m_delete, &QAction::triggered, this, &WorkspaceActions::deleteWorkspace);
     connect(m_manager, &WorkspaceManager::stateChanged, this, &WorkspaceActions::updateEnabled);
@@ -101,8 +102,13 @@ void WorkspaceActions::updateEnabled()
     m_delete->setEnabled(usable && canDelete(state));
 }
 
-void WorkspaceActions::run(const QString& what, std::function<Expected<void>(Workspace&)> operation,
-                           bool changesCheckpoints)
+void WorkspaceActions::setCommandLog(std::shared_ptr<CommandLog> log)
+{
+    m_log = std::move(log);
+}
+
+void WorkspaceActions::run(const QString& what, ActionKind kind, const QString& detail,
+                           std::function<Expected<void>(Workspace&)> operation, bool changesCheckpoints)
 {
     const QString name = m_current;
     const std::shared_ptr<Workspace> workspace = m_manager->workspace(name);
@@ -122,8 +128,14 @@ void WorkspaceActions::run(const QString& what, std::function<Expected<void>(Wor
                     Q_EMIT checkpointsChanged(name);
                 Q_EMIT operationFinished(name, what, error);
             });
-    watcher->setFuture(QtConcurrent::run([workspace, operation = std::move(operation)] {
+    ActionStart logged;
+    logged.sandbox = name;
+    logged.kind = kind;
+    logged.command = detail;
+    watcher->setFuture(QtConcurrent::run([workspace, operation = std::move(operation), log = m_log, logged] {
+        LoggedAction action(log, logged);
         auto outcome = operation(*workspace);
+        action.finish(LoggedAction::endOf(outcome));
         return outcome ? QString() : outcome.error().message;
     }));
 }
@@ -148,8 +160,14 @@ void WorkspaceActions::createWorkspace()
             Q_EMIT workspaceCreated(name);
     });
     HypervisorConnection* connection = m_connection;
-    watcher->setFuture(QtConcurrent::run([connection, name, settings] {
+    ActionStart logged;
+    logged.sandbox = name;
+    logged.kind = ActionKind::Create;
+    logged.command = tr("%1 vCPU(s), %2 MiB, %3 GiB disk").arg(settings.vcpus).arg(settings.memoryMiB).arg(settings.diskGiB);
+    watcher->setFuture(QtConcurrent::run([connection, name, settings, log = m_log, logged] {
+        LoggedAction action(log, logged);
         auto created = Workspace::create(*connection, name, settings);
+        action.finish(created ? ActionEnd{} : LoggedAction::endOf(Expected<void>(created.error())));
         return created ? QString() : created.error().message;
     }));
 }
@@ -167,7 +185,7 @@ void WorkspaceActions::takeCheckpoint()
         m_dialogParent, tr("New Checkpoint"), tr("Note (what this state is):"), QString(), &ok);
     if (!ok)
         return;
-    run(tr("Checkpoint"),
+    run(tr("Checkpoint"), ActionKind::Checkpoint, note.isEmpty() ? name : name + QStringLiteral(": ") + note,
         [name, note](Workspace& w) -> Expected<void> {
             auto taken = w.checkpoint(name, note);
             if (!taken)
@@ -195,7 +213,7 @@ void WorkspaceActions::revertTo(const QString& checkpoint)
         QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
     if (answer != QMessageBox::Yes)
         return;
-    run(tr("Revert"), [checkpoint](Workspace& w) { return w.revert(checkpoint); }, true);
+    run(tr("Revert"), ActionKind::Revert, checkpoint, [checkpoint](Workspace& w) { return w.revert(checkpoint); }, true);
 }
 
 void WorkspaceActions::deleteCheckpoint(const QString& checkpoint)
@@ -210,7 +228,7 @@ void WorkspaceActions::deleteCheckpoint(const QString& checkpoint)
         QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
     if (answer != QMessageBox::Yes)
         return;
-    run(tr("Delete checkpoint"),
+    run(tr("Delete checkpoint"), ActionKind::CheckpointDelete, checkpoint,
         [checkpoint](Workspace& w) { return w.deleteCheckpoint(checkpoint); }, true);
 }
 
@@ -226,7 +244,7 @@ void WorkspaceActions::deleteWorkspace()
         QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
     if (answer != QMessageBox::Yes)
         return;
-    run(tr("Delete"), [](Workspace& w) { return w.remove(); });
+    run(tr("Delete"), ActionKind::Remove, {}, [](Workspace& w) { return w.remove(); });
 }
 
 } // namespace sbw

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ActionRecord.h"
 #include "Expected.h"
 #include "WorkspaceCheckpoint.h"
 #include "WorkspaceState.h"
@@ -8,12 +9,14 @@
 #include <QSet>
 
 #include <functional>
+#include <memory>
 
 class QAction;
 class QWidget;
 
 namespace sbw {
 
+class CommandLog;
 class HypervisorConnection;
 class Workspace;
 class WorkspaceManager;
@@ -50,6 +53,8 @@ public:
     /// The workspace the actions act on; empty for none.
     QString current() const { return m_current; }
     bool isBusy(const QString& name) const { return m_busy.contains(name); }
+    /// Logs every operation from now on as a person's row in `log` (null: no logging).
+    void setCommandLog(std::shared_ptr<CommandLog> log);
 
 public Q_SLOTS:
     void setCurrent(const QString& name);
@@ -71,9 +76,10 @@ Q_SIGNALS:
 private:
     QAction* makeAction(const QString& text, const QString& icon, const QKeySequence& shortcut,
                         const QString& tip);
-    /// Runs `operation` for the current workspace on the thread pool.
-    void run(const QString& what, std::function<Expected<void>(Workspace&)> operation,
-             bool changesCheckpoints = false);
+    /// Runs `operation` for the current workspace on the thread pool, logged as a `kind` row
+    /// with `detail` (checkpoint name, ...) as its command.
+    void run(const QString& what, ActionKind kind, const QString& detail,
+             std::function<Expected<void>(Workspace&)> operation, bool changesCheckpoints = false);
     void createWorkspace();
     void takeCheckpoint();
     void deleteWorkspace();
@@ -83,6 +89,7 @@ private:
     QWidget* m_dialogParent;
     QString m_current;
     QSet<QString> m_busy;
+    std::shared_ptr<CommandLog> m_log;
     QAction* m_new;
     QAction* m_start;
     QAction* m_stop;

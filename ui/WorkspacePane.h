@@ -35,6 +35,8 @@ public:
     OutputView* output() const { return m_output; }
     QTreeWidget* checkpointList() const { return m_checkpoints; }
     bool isExecRunning() const { return m_exec.isRunning(); }
+    /// Logs the commands typed here as a person's exec rows in `log`.
+    void setCommandLog(std::shared_ptr<CommandLog> log) { m_exec.setCommandLog(std::move(log), Actor{}); }
 
 public Q_SLOTS:
     /// Runs the command line's text in the workspace.

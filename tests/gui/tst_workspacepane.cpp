@@ -6,6 +6,7 @@
 // and the Serial Console tab is attached.
 // Needs a running libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
+#include "CommandLog.h"
 #include "ConnectionUri.h"
 #include "FileTreeModel.h"
 #include "FileTreePane.h"
@@ -141,6 +142,25 @@ void TestWorkspacePane::commandRunsWithOutputAndExitStatus()
     const QString shown = m_window->workspacePane()->output()->shownText();
     QVERIFY2(shown.contains(QStringLiteral("/root\nhello-42\noops\n")), qPrintable(shown));
     QVERIFY2(shown.contains(QStringLiteral("exit status 3")), qPrintable(shown));
+
+    // The command is one row of the command log, with its output.
+    const auto log = m_window->commandLog();
+    QVERIFY(log);
+    LogFilter filter;
+    filter.sandbox = m_name;
+    const auto rows = log->rows(filter);
+    QVERIFY(rows.ok());
+    QCOMPARE(rows.value().size(), 1);
+    const ActionRecord row = rows.value().first();
+    QCOMPARE(row.kind, ActionKind::Exec);
+    QCOMPARE(row.actor.kind, Actor::Kind::Person);
+    QCOMPARE(row.command, QStringLiteral("pwd; echo hello-$((6*7)); echo oops >&2; exit 3"));
+    QCOMPARE(row.outcome, Outcome::Failed);
+    QCOMPARE(row.exitStatus, std::optional<int>(3));
+    QCOMPARE(row.stdoutBytes, 15);
+    QCOMPARE(row.stderrBytes, 5);
+    QCOMPARE(log->output(row.id, OutputStream::Stdout).value(), QByteArray("/root\nhello-42\n"));
+    QCOMPARE(log->output(row.id, OutputStream::Stderr).value(), QByteArray("oops\n"));
 }
 
 void TestWorkspacePane::fileWrittenByOneCommandIsThereForTheNext()

@@ -1,6 +1,7 @@
 // The command log on a real SQLite file in a temporary folder.
 
 #include "CommandLog.h"
+#include "LoggedAction.h"
 #include "SecretMasker.h"
 
 #include <QProcess>
@@ -234,6 +235,37 @@ private Q_SLOTS:
             QCOMPARE(r.outcome, Outcome::Succeeded);
         }
         QCOMPARE(ids.size(), 100);
+    }
+
+    void loggedActionsEndEvenWhenAbandoned()
+    {
+        auto log = openLog();
+        qint64 abandonedId = 0;
+        {
+            LoggedAction action(log, execStart(QStringLiteral("ws1"), QStringLiteral("sleep 9")));
+            abandonedId = log->rows({}, 1).value().first().id;
+        }
+        QCOMPARE(log->row(abandonedId)->outcome, Outcome::Error);
+        QCOMPARE(log->row(abandonedId)->error, QStringLiteral("the workbench abandoned the action"));
+
+        LoggedAction noLog(nullptr, execStart(QStringLiteral("ws1"), QStringLiteral("true")));
+        noLog.output(OutputStream::Stdout, "ignored");
+        noLog.finish({});
+
+        ExecStatus killed;
+        killed.signal = 9;
+        QCOMPARE(LoggedAction::endOf(Expected<ExecStatus>(killed)).outcome, Outcome::Failed);
+        QCOMPARE(LoggedAction::endOf(Expected<ExecStatus>(killed)).signal, std::optional<int>(9));
+        ExecStatus timedOut;
+        timedOut.timedOut = true;
+        timedOut.signal = 9;
+        QCOMPARE(LoggedAction::endOf(Expected<ExecStatus>(timedOut)).outcome, Outcome::TimedOut);
+        ExecStatus ok;
+        ok.exitStatus = 0;
+        QCOMPARE(LoggedAction::endOf(Expected<ExecStatus>(ok)).outcome, Outcome::Succeeded);
+        const ActionEnd failed = LoggedAction::endOf(Expected<ExecStatus>(makeError(QStringLiteral("guest gone"))));
+        QCOMPARE(failed.outcome, Outcome::Error);
+        QCOMPARE(failed.error, QStringLiteral("guest gone"));
     }
 
     void aNewerFormatIsRefusedInWords()
