@@ -2,6 +2,7 @@
 // sbw-core.
 
 #include "CliRun.h"
+#include "CliLog.h"
 #include "CliStats.h"
 #include "CliWorkspace.h"
 #include "ConnectionUri.h"
@@ -129,6 +130,8 @@ int main(int argc, char* argv[])
         return sbw::workspaceCommand(QStringList{QStringLiteral("sbw ws")} + arguments.mid(2));
     if (command == QLatin1String("stats"))
         return sbw::statsCommand(arguments.mid(0, 1) + arguments.mid(2));
+    if (command == QLatin1String("log"))
+        return sbw::logCommand(arguments.mid(0, 1) + arguments.mid(2));
     if (command == QLatin1String("--version")) {
         std::printf("sbw %s\n", PROJECT_VERSION);
         return 0;
@@ -139,6 +142,7 @@ int main(int argc, char* argv[])
                  "commands:\n"
                  "  run FILE | -c CODE   run a script in a fresh microVM (sbw run --help)\n"
                  "  ws SUBCOMMAND        persistent workspaces (sbw ws --help)\n"
-                 "  stats                CPU, memory, disk and network of the sandboxes (sbw stats --help)\n");
+                 "  stats                CPU, memory, disk and network of the sandboxes (sbw stats --help)\n"
+                 "  log                  the command log: every action on every sandbox (sbw log --help)\n");
     return asked ? 0 : kUsageError;
 }

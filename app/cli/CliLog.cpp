@@ -1,0 +1,156 @@
+#include "CliLog.h"
+
+#include "CommandLog.h"
+#include "CommandLogExport.h"
+#include "EphemeralRun.h"
+
+#include <QCommandLineParser>
+
+#include <cstdio>
+
+namespace sbw {
+namespace {
+
+/// `text` with control characters, DEL and C1 controls as \xNN, for a terminal.
+QString escaped(const QString& text)
+{
+    QString out;
+    for (const QChar c : text) {
+        const char16_t u = c.unicode();
+        if (u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0))
+            out += QStringLiteral("\\x%1").arg(int(u), 2, 16, QLatin1Char('0'));
+        else
+            out += c;
+    }
+    return out;
+}
+
+QString status(const ActionRecord& r)
+{
+    if (r.signal)
+        return QStringLiteral("signal %1").arg(*r.signal);
+    if (r.exitStatus && (r.outcome == Outcome::Succeeded || r.outcome == Outcome::Failed))
+        return QStringLiteral("exit %1").arg(*r.exitStatus);
+    return outcomeName(r.outcome);
+}
+
+int usage(const QString& message)
+{
+    std::fprintf(stderr, "sbw: %s (see sbw log --help)\n", qPrintable(message));
+    return 2;
+}
+
+} // namespace
+
+int logCommand(QStringList arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Prints the command log: every action on every sandbox (exec, run, file transfer, "
+        "lifecycle action, approval), newest first. The log is %1.")
+                                         .arg(CommandLog::defaultPath()));
+    parser.addHelpOption();
+    const QCommandLineOption sandbox(QStringLiteral("sandbox"), QStringLiteral("Only rows of this sandbox."),
+                                     QStringLiteral("NAME"));
+    const QCommandLineOption actor(QStringLiteral("actor"), QStringLiteral("Only rows of person, agent or cli."),
+                                   QStringLiteral("ACTOR"));
+    const QCommandLineOption outcome(
+        QStringLiteral("status"),
+        QStringLiteral("Only rows that ended so: running, succeeded, failed, timed-out, cancelled, denied, "
+                       "error, interrupted."),
+        QStringLiteral("STATUS"));
+    const QCommandLineOption search(QStringLiteral("search"),
+                                    QStringLiteral("Only rows whose command, error or sandbox contains TEXT."),
+                                    QStringLiteral("TEXT"));
+    const QCommandLineOption limit(QStringLiteral("limit"), QStringLiteral("At most N rows (default 50)."),
+                                   QStringLiteral("N"), QStringLiteral("50"));
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("JSON Lines: one object per row."));
+    const QCommandLineOption csv(QStringLiteral("csv"), QStringLiteral("CSV with a header line."));
+    const QCommandLineOption output(QStringLiteral("output"),
+                                    QStringLiteral("Print the kept output of row ID, byte for byte."),
+                                    QStringLiteral("ID"));
+    const QCommandLineOption stream(QStringLiteral("stream"),
+                                    QStringLiteral("With --output: stdout (default) or stderr."),
+                                    QStringLiteral("STREAM"), QStringLiteral("stdout"));
+    parser.addOptions({sandbox, actor, outcome, search, limit, json, csv, output, stream});
+    if (!parser.parse(arguments))
+        return usage(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        QString help = parser.helpText();
+        help.replace(arguments.constFirst(), QStringLiteral("sbw log"));
+        std::fputs(qPrintable(help), stdout);
+        return 0;
+    }
+    if (!parser.positionalArguments().isEmpty())
+        return usage(QStringLiteral("log takes no arguments"));
+    if (parser.isSet(json) && parser.isSet(csv))
+        return usage(QStringLiteral("--json and --csv exclude each other"));
+
+    LogFilter filter;
+    filter.sandbox = parser.value(sandbox);
+    if (parser.isSet(actor)) {
+        filter.actor = Actor::kindFromName(parser.value(actor));
+        if (!filter.actor)
+            return usage(QStringLiteral("--actor is person, agent or cli, not '%1'").arg(parser.value(actor)));
+    }
+    if (parser.isSet(outcome)) {
+        filter.outcome = outcomeFromName(parser.value(outcome));
+        if (!filter.outcome)
+            return usage(QStringLiteral("unknown --status '%1'").arg(parser.value(outcome)));
+    }
+    filter.text = parser.value(search);
+    bool limitOk = false;
+    const int rowsLimit = parser.value(limit).toInt(&limitOk);
+    if (!limitOk || rowsLimit < 1)
+        return usage(QStringLiteral("--limit takes a positive number"));
+    const QString streamName = parser.value(stream);
+    if (streamName != QLatin1String("stdout") && streamName != QLatin1String("stderr"))
+        return usage(QStringLiteral("--stream is stdout or stderr"));
+    qint64 outputId = 0;
+    if (parser.isSet(output)) {
+        bool ok = false;
+        outputId = parser.value(output).toLongLong(&ok);
+        if (!ok || outputId < 1)
+            return usage(QStringLiteral("--output takes a row id"));
+    }
+
+    auto log = CommandLog::open(CommandLog::defaultPath());
+    if (!log) {
+        std::fprintf(stderr, "sbw: error: %s\n", qPrintable(log.error().message));
+        return RunResult::kWorkbenchError;
+    }
+    if (outputId) {
+        const auto bytes = log.value()->output(
+            outputId, streamName == QLatin1String("stdout") ? OutputStream::Stdout : OutputStream::Stderr);
+        if (!bytes) {
+            std::fprintf(stderr, "sbw: error: %s\n", qPrintable(bytes.error().message));
+            return RunResult::kWorkbenchError;
+        }
+        std::fwrite(bytes.value().constData(), 1, size_t(bytes.value().size()), stdout);
+        return 0;
+    }
+    const auto rows = log.value()->rows(filter, rowsLimit);
+    if (!rows) {
+        std::fprintf(stderr, "sbw: error: %s\n", qPrintable(rows.error().message));
+        return RunResult::kWorkbenchError;
+    }
+    if (parser.isSet(json) || parser.isSet(csv)) {
+        const QByteArray text = parser.isSet(json) ? toJsonLines(rows.value()) : toCsv(rows.value());
+        std::fwrite(text.constData(), 1, size_t(text.size()), stdout);
+        return 0;
+    }
+    std::printf("%-6s %-23s %-20s %-18s %-11s %-13s %9s  %s\n", "ID", "STARTED (UTC)", "SANDBOX", "ACTOR",
+                "ACTION", "STATUS", "MS", "COMMAND");
+    for (const ActionRecord& r : rows.value()) {
+        const QString command = escaped(r.command.section(QLatin1Char('\n'), 0, 0)) +
+                                (r.command.contains(QLatin1Char('\n')) ? QStringLiteral(" …") : QString());
+        std::printf("%-6lld %-23s %-20s %-18s %-11s %-13s %9s  %s\n", (long long)r.id,
+                    qPrintable(r.started.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"))),
+                    qPrintable(escaped(r.sandbox)), qPrintable(escaped(r.actor.display())),
+                    qPrintable(actionKindName(r.kind)), qPrintable(status(r)),
+                    r.durationMs >= 0 ? qPrintable(QString::number(r.durationMs)) : "-", qPrintable(command));
+    }
+    return 0;
+}
+
+} // namespace sbw

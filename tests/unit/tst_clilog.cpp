@@ -1,0 +1,105 @@
+// `sbw log` on a command log in a temporary data folder ($XDG_DATA_HOME).
+
+#include "CommandLog.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace sbw;
+
+class TestCliLog : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_home;
+    qint64 m_failed = 0;
+
+    struct Result
+    {
+        int exitCode = -1;
+        QByteArray out;
+        QByteArray err;
+    };
+
+    Result sbw(const QStringList& arguments)
+    {
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(SBW_CLI_PATH), QStringList{QStringLiteral("log")} + arguments);
+        process.waitForFinished(30000);
+        return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        qputenv("XDG_DATA_HOME", m_home.path().toLocal8Bit());
+        auto log = CommandLog::open(CommandLog::defaultPath()).value();
+        ActionStart start;
+        start.sandbox = QStringLiteral("ws1");
+        start.actor = {Actor::Kind::Cli, {}};
+        start.command = QStringLiteral("echo hi");
+        const qint64 ok = log->begin(start).value();
+        log->appendOutput(ok, OutputStream::Stdout, "hi\n");
+        log->finish(ok, {});
+        start.sandbox = QStringLiteral("ws2");
+        start.actor = {Actor::Kind::Agent, QStringLiteral("bot")};
+        start.command = QStringLiteral("printf '\\033[2J'; exit 4");
+        m_failed = log->begin(start).value();
+        log->appendOutput(m_failed, OutputStream::Stderr, QByteArray("\x1b[2J\xff", 5));
+        ActionEnd end;
+        end.outcome = Outcome::Failed;
+        end.exitStatus = 4;
+        log->finish(m_failed, end);
+    }
+
+    void tableIsNewestFirstAndEscaped()
+    {
+        const Result r = sbw({});
+        QCOMPARE(r.exitCode, 0);
+        const QList<QByteArray> lines = r.out.split('\n');
+        QCOMPARE(lines.size(), 4);
+        QVERIFY(lines[0].startsWith("ID "));
+        QVERIFY2(lines[1].contains("ws2") && lines[1].contains("agent (bot)") && lines[1].contains("exit 4"), lines[1]);
+        QVERIFY2(lines[1].endsWith("printf '\\033[2J'; exit 4"), lines[1]);
+        QVERIFY2(lines[2].contains("ws1") && lines[2].contains("cli") && lines[2].endsWith("echo hi"), lines[2]);
+    }
+
+    void filtersAndFormats()
+    {
+        Result r = sbw({QStringLiteral("--sandbox"), QStringLiteral("ws1"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.out.count('\n'), 1);
+        QVERIFY(r.out.contains("\"command\":\"echo hi\""));
+        r = sbw({QStringLiteral("--status"), QStringLiteral("failed"), QStringLiteral("--csv")});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.out.count("\r\n"), 2);
+        QVERIFY(r.out.contains(",ws2,agent,bot,exec,"));
+    }
+
+    void outputIsPrintedByteForByte()
+    {
+        const Result r = sbw({QStringLiteral("--output"), QString::number(m_failed), QStringLiteral("--stream"),
+                              QStringLiteral("stderr")});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.out, QByteArray("\x1b[2J\xff", 5));
+    }
+
+    void usageErrorsExitWithTwo()
+    {
+        for (const QStringList& arguments : {QStringList{QStringLiteral("--actor"), QStringLiteral("robot")},
+                                             QStringList{QStringLiteral("--json"), QStringLiteral("--csv")},
+                                             QStringList{QStringLiteral("--limit"), QStringLiteral("0")},
+                                             QStringList{QStringLiteral("extra")}}) {
+            const Result r = sbw(arguments);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.startsWith("sbw: ") && r.err.contains("sbw log --help"), r.err);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliLog)
+#include "tst_clilog.moc"
