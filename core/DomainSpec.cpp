@@ -47,6 +47,7 @@ void writeMetadata(QXmlStreamWriter& xml, const DomainSpec& spec)
         xml.writeAttribute(QStringLiteral("vcpus"), QString::number(spec.vcpus));
         xml.writeAttribute(QStringLiteral("memory-mib"), QString::number(spec.memoryMiB));
         xml.writeAttribute(QStringLiteral("disk-gib"), QString::number(spec.diskGiB));
+        xml.writeAttribute(QStringLiteral("cpu-share"), QString::number(spec.cpuSharePercent));
         xml.writeAttribute(QStringLiteral("network"),
                            spec.natNetwork ? QStringLiteral("nat") : QStringLiteral("none"));
     }
@@ -86,14 +87,22 @@ void writeDevices(QXmlStreamWriter& xml, const DomainSpec& spec)
 
     writeChannel(xml, spec.agentPort);
     writeChannel(xml, spec.sshPort);
+    for (const QString& port : spec.extraSshPorts)
+        writeChannel(xml, port);
 
     if (spec.natNetwork) {
+        // QEMU's user-mode network: no bridge, no dnsmasq, no firewall rules on the host. The
+        // guest's addresses are fixed to it (packaging/guest/initramfs-init).
         xml.writeStartElement(QStringLiteral("interface"));
-        xml.writeAttribute(QStringLiteral("type"), QStringLiteral("network"));
-        xml.writeEmptyElement(QStringLiteral("source"));
-        xml.writeAttribute(QStringLiteral("network"), QStringLiteral("default"));
+        xml.writeAttribute(QStringLiteral("type"), QStringLiteral("user"));
+        xml.writeEmptyElement(QStringLiteral("ip"));
+        xml.writeAttribute(QStringLiteral("family"), QStringLiteral("ipv4"));
+        xml.writeAttribute(QStringLiteral("address"), QStringLiteral("10.0.2.0"));
+        xml.writeAttribute(QStringLiteral("prefix"), QStringLiteral("24"));
         xml.writeEmptyElement(QStringLiteral("model"));
         xml.writeAttribute(QStringLiteral("type"), QStringLiteral("virtio"));
+        xml.writeEmptyElement(QStringLiteral("rom"));
+        xml.writeAttribute(QStringLiteral("enabled"), QStringLiteral("no")); // direct kernel boot
         xml.writeEndElement();
     }
 

@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 #include <QString>
+#include <QStringList>
 
 namespace sbw {
 
@@ -34,6 +35,7 @@ struct DomainSpec
     QString cmdline;        ///< full kernel command line
     QString disk;           ///< path of the qcow2 overlay (vda)
     QString sshPort;        ///< virtio-serial port name for sshd
+    QStringList extraSshPorts; ///< further sshd ports, one per further host connection (workspaces)
     QString agentPort;      ///< virtio-serial port name for qemu-ga
     QString imageRecipe;    ///< recorded in metadata
     QString imageHash;      ///< recorded in metadata
@@ -44,7 +46,8 @@ struct DomainSpec
     QString imageBuildId;   ///< GuestImage::buildId, recorded in metadata
     int diskGiB = 0;        ///< overlay virtual size, recorded in metadata
     QString hostKey;        ///< the guest sshd's public host key, recorded in metadata
-    bool natNetwork = false; ///< a virtio NIC on libvirt's network "default" (NAT)
+    /// A virtio NIC on QEMU's user-mode network 10.0.2.0/24 (outgoing IPv4 NAT, DNS at 10.0.2.3)
+    bool natNetwork = false;
 };
 
 /// Writes the domain XML: q35, direct kernel boot, virtio-blk overlay, serial console on a PTY,
@@ -52,7 +55,7 @@ struct DomainSpec
 /// balloon with 1 s statistics, no network interface (unless natNetwork), no USB or graphics,
 /// the TCG translation-cache bound for TCG domains, and the workbench's <metadata>. Workspace
 /// metadata also has <name>, the image's build-id attribute, <ssh port host-key> and
-/// <settings vcpus memory-mib disk-gib network>.
+/// <settings vcpus memory-mib disk-gib cpu-share network>.
 QString domainXml(const DomainSpec& spec);
 
 /// "ephemeral" / "workspace", as stored in metadata.

@@ -1,7 +1,10 @@
 #include "EphemeralRun.h"
 
+#include "GuestLimitProbe.h"
 #include "GuestSession.h"
+#include "LoggedAction.h"
 #include "Logging.h"
+#include "SandboxLimits.h"
 
 #include <QElapsedTimer>
 
@@ -48,6 +51,31 @@ QString lifetimeNote(const RunOptions& options)
         .arg(options.lifetime.count());
 }
 
+/// After a script that failed on its own (non-zero status or a signal the host did not send):
+/// whether the guest's OOM killer ran or its root file system is full, and what to say.
+void lookForGuestLimits(Sandbox& sandbox, const RunOptions& options, RunResult& result)
+{
+    auto report = probeGuestLimits(sandbox.session());
+    if (!report) {
+        qCWarning(lcRun) << "cannot ask" << result.domainName << "about its memory and disk:"
+                         << report.error().message;
+        return;
+    }
+    if (report->oomKills > 0) {
+        result.limit = RunLimit::Memory;
+        result.limitNote =
+            QStringLiteral("the memory limit of %1 MiB was hit: the guest's kernel killed %2 for "
+                           "lack of memory")
+                .arg(options.sandbox.memoryMiB)
+                .arg(report->oomVictim.isEmpty() ? QStringLiteral("a process") : report->oomVictim);
+    } else if (report->rootFull()) {
+        result.limit = RunLimit::Disk;
+        result.limitNote =
+            QStringLiteral("the disk limit of %1 was hit: the guest's root file system is full")
+                .arg(gibText(sandbox.diskBytes()));
+    }
+}
+
 } // namespace
 
 QString languageName(Language language)
@@ -92,6 +120,10 @@ QString limitName(RunLimit limit)
         return QStringLiteral("lifetime");
     case RunLimit::OutputCap:
         return QStringLiteral("output cap");
+    case RunLimit::Memory:
+        return QStringLiteral("memory limit");
+    case RunLimit::Disk:
+        return QStringLiteral("disk limit");
     }
     return {};
 }
@@ -104,6 +136,8 @@ int RunResult::cliExitCode() const
         return 124;
     if (cancelled)
         return 130;
+    if (limit == RunLimit::OutputCap)
+        return 128 + 9; // its output is incomplete even when the script ended before the kill
     if (signal)
         return 128 + *signal;
     return exitStatus.value_or(kWorkbenchError);
@@ -126,10 +160,47 @@ QString RunResult::summary() const
     return QStringLiteral("ended without an exit status");
 }
 
+namespace {
+
+/// The command-log row of a run on `sandbox` (the domain name, or "ephemeral run" when it
+/// failed before its domain existed).
+ActionStart runLogStart(const RunOptions& options, const QString& sandbox)
+{
+    ActionStart start;
+    start.sandbox = sandbox.isEmpty() ? QStringLiteral("ephemeral run") : sandbox;
+    start.actor = options.actor;
+    start.kind = ActionKind::Run;
+    start.command = QString::fromUtf8(options.code);
+    start.workdir = QStringLiteral("/root/run");
+    return start;
+}
+
+ActionEnd runLogEnd(const RunResult& result)
+{
+    ActionEnd end;
+    end.exitStatus = result.exitStatus;
+    end.signal = result.signal;
+    end.error = result.error.isEmpty() ? result.limitNote : result.error;
+    if (!result.error.isEmpty())
+        end.outcome = Outcome::Error;
+    else if (result.cancelled)
+        end.outcome = Outcome::Cancelled;
+    else if (result.timedOut)
+        end.outcome = Outcome::TimedOut;
+    else if (result.signal || result.exitStatus.value_or(-1) != 0 || result.limit)
+        end.outcome = Outcome::Failed;
+    else
+        end.outcome = Outcome::Succeeded;
+    return end;
+}
+
+} // namespace
+
 RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& options,
                        const RunCallbacks& callbacks, const std::atomic_bool* cancel)
 {
     RunResult result;
+    std::optional<LoggedAction> logged; // from the domain's start to the result
     QElapsedTimer total;
     total.start();
     const auto phase = [&](RunPhase p) {
@@ -141,6 +212,9 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
         result.error = std::move(error);
         result.cancelled = result.cancelled || (cancelled() && result.error.isEmpty());
         result.totalMs = total.elapsed();
+        if (!logged)
+            logged.emplace(options.log, runLogStart(options, result.domainName));
+        logged->finish(runLogEnd(result));
         phase(RunPhase::Finished);
         qCInfo(lcRun) << "run" << result.domainName << "finished:" << result.summary()
                       << "boot" << result.bootMs << "ms, script" << result.wallMs << "ms";
@@ -159,6 +233,7 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
         return finish(started.error().message);
     std::unique_ptr<Sandbox> sandbox = std::move(started.value());
     result.domainName = sandbox->domainName();
+    logged.emplace(options.log, runLogStart(options, result.domainName));
     const auto destroy = [&] {
         phase(RunPhase::CleaningUp);
         sandbox.reset();
@@ -172,6 +247,8 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
         return finish(cancelled() ? QString() : ready.error().message);
     }
     result.bootMs = boot.elapsed();
+    if (callbacks.onSessionReady)
+        callbacks.onSessionReady(sandbox->sharedSession());
 
     phase(RunPhase::Running);
     const ScriptLimits limits = scriptLimits(options, std::chrono::milliseconds(total.elapsed()));
@@ -193,21 +270,23 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
             if (*cancel)
                 stop = true;
         });
-    const auto keep = [&](QByteArray& kept, QByteArrayView bytes, const char* stream,
+    const auto keep = [&](QByteArray& kept, QByteArrayView bytes, OutputStream which,
                           const std::function<void(QByteArrayView)>& forward) {
+        const char* stream = which == OutputStream::Stdout ? "stdout" : "stderr";
         const qint64 cap = options.outputCapBytes;
         if (cap > 0 && kept.size() + bytes.size() > cap) {
             bytes = bytes.first(std::max<qsizetype>(cap - kept.size(), 0));
             if (!result.limit) {
                 result.limit = RunLimit::OutputCap;
                 result.limitNote = QStringLiteral("%1 passed the output cap of %2 bytes; the rest "
-                                                  "was dropped and the script killed")
+                                                  "was dropped")
                                        .arg(QLatin1String(stream))
                                        .arg(cap);
             }
             stop = true;
         }
         kept.append(bytes);
+        logged->output(which, bytes);
         if (forward && !bytes.isEmpty())
             forward(bytes);
     };
@@ -216,8 +295,8 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
     request.stdinData = options.code;
     request.timeout = limits.timeout;
     request.cancel = &stop;
-    request.onStdout = [&](QByteArrayView bytes) { keep(result.stdoutData, bytes, "stdout", callbacks.onStdout); };
-    request.onStderr = [&](QByteArrayView bytes) { keep(result.stderrData, bytes, "stderr", callbacks.onStderr); };
+    request.onStdout = [&](QByteArrayView bytes) { keep(result.stdoutData, bytes, OutputStream::Stdout, callbacks.onStdout); };
+    request.onStderr = [&](QByteArrayView bytes) { keep(result.stderrData, bytes, OutputStream::Stderr, callbacks.onStderr); };
     QElapsedTimer wall;
     wall.start();
     auto status = sandbox->session().exec(request);
@@ -226,9 +305,24 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
     if (relay.joinable())
         relay.join();
     if (!status) {
-        destroy();
-        return finish(status.error().message);
+        // A script the host had stopped (timeout, lifetime, output cap, cancel) that the guest
+        // did not end — a fork bomb can leave it no process to run the kill with — ends with its
+        // microVM, destroyed below: the run ended by that decision, not by a failure.
+        const bool expired = limits.timeout.count() > 0 && wall.elapsed() >= limits.timeout.count();
+        if (!expired && !stop) {
+            destroy();
+            return finish(status.error().message);
+        }
+        qCWarning(lcRun) << "the guest did not end the stopped script of" << result.domainName
+                         << "(" << status.error().message << "); destroying its microVM";
+        ExecStatus ended;
+        ended.signal = 9; // what destroying the microVM amounts to
+        ended.cancelled = stop;
+        ended.timedOut = expired && !stop;
+        status = ended;
     }
+    if (result.limit == RunLimit::OutputCap && status->signal)
+        result.limitNote += QLatin1String(" and the script killed");
     result.exitStatus = status->exitStatus;
     result.signal = status->signal;
     result.timedOut = status->timedOut;
@@ -238,6 +332,9 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
         if (limits.lifetimeBinds)
             result.limitNote = lifetimeNote(options);
     }
+    const bool failed = status->signal || status->exitStatus.value_or(0) != 0;
+    if (failed && !status->timedOut && !status->cancelled && !result.limit)
+        lookForGuestLimits(*sandbox, options, result);
     result.totalMs = total.elapsed();
     if (callbacks.onResult)
         callbacks.onResult(result);

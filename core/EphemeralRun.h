@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ActionRecord.h"
 #include "HypervisorConnection.h"
 #include "Sandbox.h"
 
@@ -13,6 +14,8 @@
 #include <optional>
 
 namespace sbw {
+
+class CommandLog;
 
 enum class Language
 {
@@ -34,9 +37,15 @@ struct RunOptions
     /// included (the script gets what is left); 0 = none.
     std::chrono::seconds lifetime{0};
     /// Bytes kept per stream; when stdout or stderr passes it, the rest is dropped and the
-    /// script killed. 0 = none.
-    qint64 outputCapBytes = 0;
-    SandboxOptions sandbox;                ///< image, memory (MiB), vCPUs, readiness deadline
+    /// script killed. 0 = none. The default keeps a runaway print loop from filling the host's
+    /// memory (the result holds every byte kept).
+    static constexpr qint64 kDefaultOutputCapBytes = qint64(64) << 20;
+    qint64 outputCapBytes = kDefaultOutputCapBytes;
+    SandboxOptions sandbox; ///< image, memory (MiB), vCPUs, CPU share, disk (GiB), readiness deadline
+    /// Where the run is logged: one Run row from the domain's start to the result, with the
+    /// script as its command and the output kept (CommandLog). Null: not logged.
+    std::shared_ptr<CommandLog> log;
+    Actor actor; ///< who asked for the run, for the log
 };
 
 /// Steps of a run, in order; reported as they begin.
@@ -51,14 +60,16 @@ enum class RunPhase
 };
 QString phaseName(RunPhase phase);
 
-/// A limit that ended a script.
+/// A limit that ended a script (for Memory and Disk: that the script hit while it failed).
 enum class RunLimit
 {
-    Timeout,  ///< RunOptions::timeout
-    Lifetime, ///< RunOptions::lifetime
-    OutputCap ///< RunOptions::outputCapBytes
+    Timeout,   ///< RunOptions::timeout
+    Lifetime,  ///< RunOptions::lifetime
+    OutputCap, ///< RunOptions::outputCapBytes
+    Memory,    ///< SandboxOptions::memoryMiB: the guest kernel's OOM killer ended a process
+    Disk       ///< SandboxOptions::diskGiB: the guest's root file system was full
 };
-/// "timeout", "lifetime", "output cap" (for logs and panes).
+/// "timeout", "lifetime", "output cap", "memory limit", "disk limit" (for logs and panes).
 QString limitName(RunLimit limit);
 
 /// Outcome of an ephemeral run.
@@ -71,18 +82,26 @@ struct RunResult
     bool timedOut = false;         ///< the timeout expired and the script was killed
     bool cancelled = false;        ///< cancelled by the user
     QString error;                 ///< non-empty when the workbench failed (no script result)
-    std::optional<RunLimit> limit; ///< set when a limit ended the script
-    /// For Lifetime and OutputCap: what happened, e.g. "stdout passed the output cap of 1048576
-    /// bytes; the rest was dropped and the script killed".
+    /// Set when a limit ended the script. Timeout, Lifetime and OutputCap are the host's
+    /// decisions; Memory and Disk are looked up in the guest when the script failed (non-zero
+    /// status or a signal): an OOM kill during the run, or a root file system left full.
+    std::optional<RunLimit> limit;
+    /// For every limit but Timeout: what happened, e.g. "stdout passed the output cap of 1048576
+    /// bytes; the rest was dropped and the script killed" (without "and the script killed" when
+    /// it ended before the kill), "the memory limit of 256 MiB was
+    /// hit: the guest's kernel killed python3 (pid 231) for lack of memory", "the disk limit of
+    /// 4 GiB was hit: the guest's root file system is full".
     QString limitNote;
     QString domainName;            ///< the libvirt domain used, for logs
     qint64 bootMs = 0;             ///< domain start → SSH session ready
     qint64 wallMs = 0;             ///< script start → script end
     qint64 totalMs = 0;            ///< run() call → result, including clean-up
 
-    /// Exit code for the CLI: the script's status; 128+N for signal N; 124 on timeout (as
-    /// GNU timeout); 130 when cancelled (as after Ctrl-C); kWorkbenchError when the workbench
-    /// itself failed.
+    /// Exit code for the CLI: the script's status; 128+N for signal N (137 when the guest's OOM
+    /// killer ended it); 124 on timeout or lifetime (as GNU timeout); 137 when the output cap
+    /// was passed (the script is killed with SIGKILL; its output is incomplete even if it ended
+    /// before the kill); 130 when cancelled (as after Ctrl-C); kWorkbenchError when the
+    /// workbench itself failed.
     int cliExitCode() const;
     static constexpr int kWorkbenchError = 125;
 
@@ -101,6 +120,12 @@ struct RunCallbacks
     /// about a second more); not called when the run fails before the script ran. The result
     /// returned by runEphemeral() is the same plus totalMs.
     std::function<void(const RunResult&)> onResult;
+    /// The guest's SSH session, once it is ready and just before the script starts, for
+    /// terminals and a file tree on the running sandbox (GuestSession::openShell, openSftp).
+    /// The pointer may be kept past the run: at clean-up the session is closed
+    /// (GuestSession::close()) and its shells and SFTP calls report that. Not called when the
+    /// run fails or is cancelled before the guest is ready.
+    std::function<void(std::shared_ptr<GuestSession>)> onSessionReady;
 };
 
 /// Runs `options.code` in a fresh microVM and destroys it: starts a Sandbox, writes the script

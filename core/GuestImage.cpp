@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -46,6 +47,10 @@ Expected<GuestImage> GuestImage::load(const QString& imagesDir, const QString& r
     image.cmdline = json.value(QLatin1String("cmdline")).toString();
     image.hostKey = json.value(QLatin1String("host_key")).toString();
     image.sshPort = json.value(QLatin1String("ssh_port")).toString(QStringLiteral("org.sbw.ssh.0"));
+    for (const QJsonValue& port : json.value(QLatin1String("ssh_ports")).toArray())
+        image.sshPorts << port.toString();
+    if (image.sshPorts.isEmpty()) // built when guests served one SSH port
+        image.sshPorts = {image.sshPort};
     image.agentPort =
         json.value(QLatin1String("agent_port")).toString(QStringLiteral("org.qemu.guest_agent.0"));
 

@@ -3,6 +3,7 @@
 #include "Expected.h"
 
 #include <QString>
+#include <QStringList>
 
 namespace sbw {
 
@@ -24,7 +25,11 @@ struct GuestImage
     qint64 diskVirtualSize = 0; ///< bytes the guest sees
     QString cmdline;     ///< kernel command line without the per-user key
     QString hostKey;     ///< "ssh-ed25519 AAAA…": the guest sshd's public host key
-    QString sshPort;     ///< virtio-serial port name of sshd, "org.sbw.ssh.0"
+    QString sshPort;     ///< virtio-serial port name of sshd, "org.sbw.ssh.0": ephemeral runs use it
+    /// Every virtio-serial port name the guest serves sshd on, sshPort first; one host SSH
+    /// connection each ("org.sbw.ssh.0" … "org.sbw.ssh.3"; images built before there were
+    /// several list only sshPort).
+    QStringList sshPorts;
     QString agentPort;   ///< virtio-serial port name of qemu-ga, "org.qemu.guest_agent.0"
 
     /// Reads `<imagesDir>/<recipe>/manifest.json` (the symlink the builder points at the newest

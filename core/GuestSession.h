@@ -68,6 +68,13 @@ public:
     /// and execs in flight fail with "the guest session was closed".
     ~GuestSession();
 
+    /// Ends the SSH session now, as the destructor does, for every holder of this object: open
+    /// shells report errorOccurred() and closed(), SftpClient calls and execs in flight or made
+    /// later fail with "the guest session was closed". Lets the owner of a sandbox end a session
+    /// that others (terminal tabs, a file tree) still point to. Idempotent; blocks until the
+    /// session's I/O thread has ended (after the step it is in, usually milliseconds).
+    void close();
+
     /// Runs `request` and blocks until the command ends, its timeout expires or it is cancelled
     /// (in the last two cases every process of its session is sent SIGKILL). Several execs may
     /// run at once from different threads. Errors: the session broke (guest gone) or the

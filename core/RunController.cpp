@@ -47,6 +47,10 @@ bool RunController::start(const RunOptions& options)
                 },
                 Qt::QueuedConnection);
         };
+        callbacks.onSessionReady = [this](std::shared_ptr<GuestSession> session) {
+            QMetaObject::invokeMethod(
+                this, [this, session] { Q_EMIT sessionReady(session); }, Qt::QueuedConnection);
+        };
         const RunResult result = runEphemeral(*m_connection, options, callbacks, &m_cancel);
         QMetaObject::invokeMethod(
             this,

@@ -6,6 +6,7 @@
 #include <QObject>
 
 #include <atomic>
+#include <memory>
 #include <thread>
 
 namespace sbw {
@@ -41,6 +42,9 @@ Q_SIGNALS:
     /// The script ended (RunCallbacks::onResult): its output is complete, the VM is being
     /// destroyed. finished() follows.
     void resultReady(const sbw::RunResult& result);
+    /// The run's guest is ready and its script about to start (RunCallbacks::onSessionReady):
+    /// terminals and a file tree may use `session` until the run's clean-up closes it.
+    void sessionReady(std::shared_ptr<sbw::GuestSession> session);
     /// Everything is over, the VM and its overlay are gone.
     void finished(const sbw::RunResult& result);
 

@@ -4,6 +4,7 @@
 #include "ClientKey.h"
 #include "ConnectionUri.h"
 #include "DataPaths.h"
+#include "SandboxLimits.h"
 #include "DomainSpec.h"
 #include "GuestSession.h"
 #include "HypervisorConnection.h"
@@ -51,6 +52,9 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connecti
     auto image = GuestImage::load(paths::imagesDir(), options.recipe);
     if (!image)
         return image.error();
+    const auto disk = diskLimit(image.value(), options.diskGiB);
+    if (!disk)
+        return disk.error();
     auto key = ClientKey::loadOrCreate(paths::dataDir() + QLatin1String("/ssh"));
     if (!key)
         return key.error();
@@ -70,10 +74,11 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connecti
     sandbox->m_name = newRunName();
     const bool kvm = connection.accelerator() == Accelerator::Kvm;
 
-    auto overlay = pool->createOverlay(sandbox->m_name + kOverlaySuffix, staged.value());
+    auto overlay = pool->createOverlay(sandbox->m_name + kOverlaySuffix, staged.value(), disk->bytes);
     if (!overlay)
         return overlay.error();
     sandbox->m_overlayVolume = sandbox->m_name + kOverlaySuffix;
+    sandbox->m_diskBytes = disk->bytes;
 
     DomainSpec spec;
     spec.name = sandbox->m_name;
@@ -85,7 +90,8 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connecti
     spec.cpuSharePercent = options.cpuSharePercent;
     spec.kernel = staged->kernel;
     spec.initrd = staged->initrd;
-    spec.cmdline = image->cmdline + QLatin1String(" sbw.key=") + sandbox->m_key->kernelParameterValue();
+    spec.cmdline = image->cmdline + QLatin1String(" sbw.key=") + sandbox->m_key->kernelParameterValue()
+                   + disk->kernelParameter();
     spec.disk = overlay.value();
     spec.sshPort = image->sshPort;
     spec.agentPort = image->agentPort;
@@ -135,6 +141,8 @@ Expected<void> Sandbox::waitReady(const std::atomic_bool* cancel)
 
 void Sandbox::destroy()
 {
+    if (m_session)
+        m_session->close(); // also for holders of sharedSession()
     m_session.reset();
     m_bridge.reset();
     if (m_domain) {

@@ -27,6 +27,9 @@ struct SandboxOptions
     int memoryMiB = 512;                        ///< guest RAM, MiB
     int vcpus = 1;
     int cpuSharePercent = 0; ///< percent of one host core for all vCPUs (DomainSpec); 0 = unlimited
+    /// Disk size in GiB: the overlay's virtual size, which the guest's root file system fills;
+    /// 0 = the image's size. Below the image's size is refused (diskLimit()).
+    int diskGiB = 0;
     /// How long the guest may take from domain start to a logged-in SSH session; 0 picks
     /// 30 s under KVM and 120 s under TCG.
     std::chrono::seconds readyTimeout{0};
@@ -43,7 +46,8 @@ class Sandbox
 public:
     /// Loads the image manifest, stages the image into the storage pool (first use only),
     /// creates the overlay and starts the domain. Errors are readable sentences: image not
-    /// built, daemon unreachable, pool or volume failures, domain start refused.
+    /// built, disk limit below the image's size, daemon unreachable, pool or volume failures,
+    /// domain start refused.
     static Expected<std::unique_ptr<Sandbox>> start(HypervisorConnection& connection,
                                                     const SandboxOptions& options);
     ~Sandbox();
@@ -54,7 +58,13 @@ public:
     Expected<void> waitReady(const std::atomic_bool* cancel);
 
     GuestSession& session() { return *m_session; }
+    /// The same session for holders that may outlive the sandbox (terminal tabs, a file tree).
+    /// Destroying the sandbox closes it (GuestSession::close()): their shells and SFTP calls
+    /// then report that the session was closed. Null before waitReady() succeeded.
+    std::shared_ptr<GuestSession> sharedSession() const { return m_session; }
     QString domainName() const { return m_name; }
+    /// The disk the guest got, bytes (the overlay's virtual size).
+    qint64 diskBytes() const { return m_diskBytes; }
 
 private:
     /// Removes overlays of ephemeral runs whose domain no longer exists (left behind when a
@@ -70,10 +80,11 @@ private:
     std::shared_ptr<ClientKey> m_key;
     QString m_name;
     QString m_overlayVolume;
+    qint64 m_diskBytes = 0;
     std::chrono::seconds m_readyTimeout{0};
     virDomainPtr m_domain = nullptr;
     std::unique_ptr<ChannelBridge> m_bridge;
-    std::unique_ptr<GuestSession> m_session;
+    std::shared_ptr<GuestSession> m_session;
 };
 
 } // namespace sbw

@@ -8,6 +8,7 @@
 #include "GuestImage.h"
 #include "HypervisorConnection.h"
 #include "Logging.h"
+#include "SandboxLimits.h"
 #include "StoragePool.h"
 #include "VirtError.h"
 #include "WorkspaceDomains.h"
@@ -71,17 +72,33 @@ QByteArray shellQuote(const QString& word)
     return '\'' + quoted + '\'';
 }
 
-/// Starts libvirt's NAT network "default" unless it runs.
-Expected<void> ensureDefaultNetwork(virConnectPtr conn)
+/// Opens the first of the domain's SSH channels that no other client holds: libvirt allows
+/// one stream per channel and refuses another with "Active channel stream exists for this
+/// domain", whichever process holds it.
+Expected<std::unique_ptr<ChannelBridge>> openFreeSshChannel(virConnectPtr conn, virDomainPtr domain,
+                                                            const WorkspaceRecord& record)
 {
-    virNetworkPtr network = virNetworkLookupByName(conn, "default");
-    if (!network)
-        return virtError(QStringLiteral("libvirt has no network 'default' for NAT"));
-    const bool ok = virNetworkIsActive(network) == 1 || virNetworkCreate(network) == 0;
-    virNetworkFree(network);
-    if (!ok)
-        return virtError(QStringLiteral("cannot start libvirt's network 'default'"));
-    return {};
+    const QStringList ports = readSshPorts(domain, record.sshPort);
+    for (const QString& port : ports) {
+        const QByteArray portUtf8 = port.toUtf8();
+        auto bridge = ChannelBridge::open(conn, domain, portUtf8.constData());
+        if (bridge) {
+            qCDebug(lcChannel) << "workspace" << record.name << "SSH on" << port;
+            return bridge;
+        }
+        if (!bridge.error().message.contains(QLatin1String("stream exists")))
+            return bridge.error();
+    }
+    if (ports.size() == 1)
+        return makeError(QStringLiteral(
+            "workspace '%1' is in use by another workbench process (its guest serves one SSH "
+            "connection at a time): close that window's workspace or end that sbw command, then "
+            "try again").arg(record.name));
+    return makeError(QStringLiteral("all %1 SSH connections of workspace '%2' are in use by "
+                                    "other workbench windows or sbw commands: end one of them, "
+                                    "then try again")
+                         .arg(ports.size())
+                         .arg(record.name));
 }
 
 } // namespace
@@ -107,6 +124,8 @@ Expected<std::unique_ptr<Workspace>> Workspace::create(HypervisorConnection& con
     if (settings.vcpus < 1 || settings.memoryMiB < 128 || settings.diskGiB < 1)
         return makeError(QStringLiteral(
             "a workspace needs at least 1 vCPU, 128 MiB of memory and 1 GiB of disk"));
+    if (auto share = validateCpuShare(settings.cpuSharePercent, settings.vcpus); !share)
+        return share.error();
     if (auto opened = connection.ensureOpen(); !opened)
         return opened.error();
     virConnectPtr conn = connection.handle();
@@ -121,6 +140,9 @@ Expected<std::unique_ptr<Workspace>> Workspace::create(HypervisorConnection& con
     auto image = GuestImage::load(paths::imagesDir(), settings.recipe);
     if (!image)
         return image.error();
+    const auto disk = diskLimit(image.value(), settings.diskGiB);
+    if (!disk)
+        return disk.error();
     auto key = ClientKey::loadOrCreate(paths::dataDir() + QLatin1String("/ssh"));
     if (!key)
         return key.error();
@@ -133,8 +155,7 @@ Expected<std::unique_ptr<Workspace>> Workspace::create(HypervisorConnection& con
     // An overlay without a domain is left from a failed create; it holds nothing of value.
     if (auto removed = pool->deleteVolume(overlayVolumeName(name)); !removed)
         return removed.error();
-    auto overlay = pool->createOverlay(overlayVolumeName(name), staged.value(),
-                                       qint64(settings.diskGiB) << 30);
+    auto overlay = pool->createOverlay(overlayVolumeName(name), staged.value(), disk->bytes);
     if (!overlay)
         return overlay.error();
 
@@ -145,12 +166,14 @@ Expected<std::unique_ptr<Workspace>> Workspace::create(HypervisorConnection& con
     spec.kvm = connection.accelerator() == Accelerator::Kvm;
     spec.memoryMiB = settings.memoryMiB;
     spec.vcpus = settings.vcpus;
+    spec.cpuSharePercent = settings.cpuSharePercent;
     spec.kernel = staged->kernel;
     spec.initrd = staged->initrd;
-    spec.cmdline =
-        image->cmdline + QLatin1String(" sbw.key=") + key.value()->kernelParameterValue();
+    spec.cmdline = image->cmdline + QLatin1String(" sbw.key=") +
+                   key.value()->kernelParameterValue() + disk->kernelParameter();
     spec.disk = overlay.value();
     spec.sshPort = image->sshPort;
+    spec.extraSshPorts = image->sshPorts.mid(1);
     spec.agentPort = image->agentPort;
     spec.imageRecipe = image->recipe;
     spec.imageHash = image->hash;
@@ -235,10 +258,6 @@ Expected<DomainPtr> Workspace::domainIf(bool (*allowed)(WorkspaceState), const c
 
 Expected<void> Workspace::boot(virDomainPtr domain, const char* verb)
 {
-    if (m_record.settings.network == WorkspaceNetwork::Nat) {
-        if (auto network = ensureDefaultNetwork(m_connection.handle()); !network)
-            return network;
-    }
     if (virDomainCreate(domain) < 0)
         return virtError(QStringLiteral("cannot %1 workspace '%2'").arg(QLatin1String(verb), m_record.name));
     return {};
@@ -562,7 +581,6 @@ Expected<void> Workspace::ensureSession(Clock::time_point deadline, const std::a
             return key.error();
         m_key = key.value();
     }
-    const QByteArray port = m_record.sshPort.toUtf8();
     Error lastError =
         makeError(QStringLiteral("the guest of workspace '%1' did not become ready in time")
                       .arg(m_record.name));
@@ -570,16 +588,9 @@ Expected<void> Workspace::ensureSession(Clock::time_point deadline, const std::a
         auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
         if (!domain)
             return domain.error();
-        auto bridge = ChannelBridge::open(m_connection.handle(), domain->get(), port.constData());
-        if (!bridge) {
-            // libvirt: "operation failed: Active channel stream exists for this domain".
-            if (bridge.error().message.contains(QLatin1String("stream exists")))
-                return makeError(QStringLiteral(
-                    "workspace '%1' is in use by another workbench process (the guest serves one "
-                    "SSH connection at a time): close that window's workspace or end that sbw "
-                    "command, then try again").arg(m_record.name));
+        auto bridge = openFreeSshChannel(m_connection.handle(), domain->get(), m_record);
+        if (!bridge)
             return bridge.error();
-        }
         auto link = std::make_shared<Link>();
         link->bridge = std::move(bridge.value());
         const auto attemptDeadline = std::min(deadline, Clock::now() + kAttemptTimeout);

@@ -28,18 +28,20 @@ class HypervisorConnection;
 /// The domain is looked up by name on every call, so a Workspace stays usable across a
 /// reconnect of its HypervisorConnection. States are read from libvirt (state()); each call
 /// checks the matching predicate (canPause() …) first and refuses with a sentence otherwise.
-/// The SSH session for exec() is opened lazily and dropped whenever the guest's memory is
-/// saved or replaced (stop, hibernate, checkpoint, revert).
+/// The SSH session for exec() is opened lazily, on the first of the guest's SSH ports that no
+/// other program holds, and dropped whenever the guest's memory is saved or replaced (stop,
+/// hibernate, checkpoint, revert).
 ///
 /// Every call blocks (libvirt, SSH): use from worker threads. Lifecycle calls are serialised;
 /// exec() runs beside them (a pause freezes a running command, a hibernate breaks it).
 class Workspace
 {
 public:
-    /// Stages the image (first use), creates the overlay (virtual size settings.diskGiB, at
-    /// least the image's), defines the domain and writes the record. The workspace is left
-    /// stopped. Errors: invalid name, name taken, image not built, libvirt failures (nothing is
-    /// left behind then).
+    /// Stages the image (first use), creates the overlay (virtual size settings.diskGiB; the
+    /// guest grows its root file system to it at boot), defines the domain (with the CPU share
+    /// as cputune, so it holds at every start) and writes the record. The workspace is left
+    /// stopped. Errors: invalid name, name taken, CPU share out of range, disk below the image's
+    /// size, image not built, libvirt failures (nothing is left behind then).
     static Expected<std::unique_ptr<Workspace>> create(HypervisorConnection& connection,
                                                        const QString& name,
                                                        const WorkspaceSettings& settings);
@@ -59,8 +61,7 @@ public:
     /// readWorkspaceState() of the domain now; Unknown when libvirt cannot be asked.
     WorkspaceState state();
 
-    /// Boots a stopped or crashed workspace (virDomainCreate); starts the NAT network
-    /// "default" first when the workspace has one.
+    /// Boots a stopped or crashed workspace (virDomainCreate).
     Expected<void> start();
     /// Asks the guest to power off through its agent (virDomainShutdownFlags with
     /// VIR_DOMAIN_SHUTDOWN_GUEST_AGENT; a paused guest is resumed first) and destroys the
@@ -98,13 +99,13 @@ public:
 
     /// Runs `request` in the guest (GuestSession::exec), opening the SSH session first when
     /// there is none; waits until `readyDeadline` for a starting guest. Errors: state does not
-    /// allow exec, guest not ready in time, session broken (the next call reconnects).
+    /// allow exec, guest not ready in time, every SSH port held by other programs, session
+    /// broken (the next call reconnects).
     Expected<ExecStatus> exec(const ExecRequest& request,
                               std::chrono::steady_clock::time_point readyDeadline);
 
-    /// Closes the SSH session, if any. The guest serves one host connection at a time, so
-    /// another program (`sbw ws exec`, a second workbench) can only reach it after this; the
-    /// next exec() reconnects.
+    /// Closes the SSH session, if any, which frees its SSH port for another program; the next
+    /// exec() reconnects.
     void closeSession();
     /// The workspace's SSH session for terminals and file transfers (GuestSession::openShell,
     /// openSftp), connected first when there is none; waits until `readyDeadline` for a
@@ -121,8 +122,8 @@ private:
     Expected<void> requireState(bool (*allowed)(WorkspaceState), const char* action);
     /// requireState(), then the domain. The caller holds m_mutex.
     Expected<DomainPtr> domainIf(bool (*allowed)(WorkspaceState), const char* action);
-    /// Starts the domain (restoring a managed save), with the NAT network first when the
-    /// workspace has one. `verb` names the action in errors ("start", "wake").
+    /// Starts the domain (restoring a managed save). `verb` names the action in errors
+    /// ("start", "wake").
     Expected<void> boot(virDomainPtr domain, const char* verb);
     Expected<void> syncGuestClock();
     Expected<void> ensureSession(std::chrono::steady_clock::time_point deadline,

@@ -114,6 +114,27 @@ Expected<DomainPtr> lookupWorkspaceDomain(virConnectPtr conn, const QString& nam
     return domain;
 }
 
+QStringList readSshPorts(virDomainPtr domain, const QString& firstPort)
+{
+    char* xml = virDomainGetXMLDesc(domain, 0);
+    if (!xml)
+        return {firstPort};
+    QXmlStreamReader reader(QString::fromUtf8(xml));
+    free(xml);
+    const qsizetype dot = firstPort.lastIndexOf(QLatin1Char('.'));
+    const QString prefix = dot < 0 ? firstPort : firstPort.left(dot + 1);
+    QStringList ports;
+    while (!reader.atEnd()) {
+        reader.readNext();
+        if (reader.isStartElement() && reader.name() == QLatin1String("target")) {
+            const QString name = reader.attributes().value(QLatin1String("name")).toString();
+            if (name.startsWith(prefix))
+                ports << name;
+        }
+    }
+    return ports.contains(firstPort) ? ports : QStringList{firstPort};
+}
+
 WorkspaceState readWorkspaceState(virDomainPtr domain)
 {
     int state = 0;

@@ -5,6 +5,7 @@
 #include "WorkspaceState.h"
 
 #include <QList>
+#include <QStringList>
 #include <memory>
 
 typedef struct _virConnect* virConnectPtr;
@@ -32,6 +33,12 @@ Expected<QList<WorkspaceRecord>> listWorkspaceRecords(virConnectPtr conn);
 /// The workspace domain "sbw-ws-<name>" whose metadata says it is workspace `name`.
 /// Errors: "no workspace named 'x'", a domain of that name that is not ours.
 Expected<DomainPtr> lookupWorkspaceDomain(virConnectPtr conn, const QString& name);
+
+/// The names of the domain's SSH virtio-serial channels, in the order of its definition:
+/// `firstPort` ("org.sbw.ssh.0") and its siblings ("org.sbw.ssh.1" …), i.e. every channel whose
+/// name starts like `firstPort` up to its last '.'. Just `firstPort` when the domain's XML
+/// cannot be read.
+QStringList readSshPorts(virDomainPtr domain, const QString& firstPort);
 
 /// The domain's state as libvirt reports it now (virDomainGetState,
 /// virDomainHasManagedSaveImage, the guest-agent channel state in the live XML); Unknown when

@@ -54,6 +54,7 @@ QJsonObject WorkspaceRecord::toJson() const
         {QStringLiteral("vcpus"), settings.vcpus},
         {QStringLiteral("memory_mib"), settings.memoryMiB},
         {QStringLiteral("disk_gib"), settings.diskGiB},
+        {QStringLiteral("cpu_share_percent"), settings.cpuSharePercent},
         {QStringLiteral("network"), workspaceNetworkName(settings.network)},
     };
 }
@@ -75,6 +76,7 @@ WorkspaceRecord WorkspaceRecord::fromJson(const QJsonObject& json)
     r.settings.vcpus = json.value(QStringLiteral("vcpus")).toInt();
     r.settings.memoryMiB = json.value(QStringLiteral("memory_mib")).toInt();
     r.settings.diskGiB = json.value(QStringLiteral("disk_gib")).toInt();
+    r.settings.cpuSharePercent = json.value(QStringLiteral("cpu_share_percent")).toInt();
     parseWorkspaceNetwork(json.value(QStringLiteral("network")).toString(), &r.settings.network);
     return r;
 }
@@ -137,6 +139,8 @@ Expected<WorkspaceRecord> workspaceRecordFromMetadata(const QString& xml, const 
                 record.settings.vcpus = attributes.value(QLatin1String("vcpus")).toInt();
                 record.settings.memoryMiB = attributes.value(QLatin1String("memory-mib")).toInt();
                 record.settings.diskGiB = attributes.value(QLatin1String("disk-gib")).toInt();
+                record.settings.cpuSharePercent =
+                    attributes.value(QLatin1String("cpu-share")).toInt(); // absent: 0, unlimited
                 parseWorkspaceNetwork(attributes.value(QLatin1String("network")).toString(),
                                       &record.settings.network);
             }

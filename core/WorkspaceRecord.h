@@ -9,7 +9,7 @@
 namespace sbw {
 
 /// The network a workspace gets: none (the default; SSH and the agent use virtio-serial), or
-/// NAT through libvirt's network "default".
+/// NAT: a virtio NIC on QEMU's user-mode network (outgoing IPv4 and DNS; nothing listens).
 enum class WorkspaceNetwork
 {
     None,
@@ -27,6 +27,9 @@ struct WorkspaceSettings
     int vcpus = 1;
     int memoryMiB = 512; ///< guest RAM, MiB
     int diskGiB = 4;     ///< virtual size of the overlay, GiB (at least the image's 4 GiB)
+    /// CPU time of all vCPUs together, percent of one host core (cputune in the domain's
+    /// definition, so it holds at every start); 0 = unlimited.
+    int cpuSharePercent = 0;
     WorkspaceNetwork network = WorkspaceNetwork::None;
 
     bool operator==(const WorkspaceSettings&) const = default;

@@ -108,7 +108,6 @@ FilePreview::FilePreview(const QString& name, const QByteArray& bytes, QWidget* 
         text->setPlainText(visibleText(bytes));
         layout->addWidget(text, 1);
     }
-    resize(720, 520);
 }
 
 } // namespace sbw

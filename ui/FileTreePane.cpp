@@ -17,6 +17,7 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSplitter>
 #include <QTreeView>
 #include <QDateTime>
 #include <QVBoxLayout>
@@ -30,7 +31,9 @@ FileTreePane::FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& r
       m_view(new QTreeView(this)), m_refresh(new QPushButton(tr("Refresh"), this)),
       m_download(new QPushButton(tr("Download…"), this)),
       m_open(new QPushButton(tr("Open"), this)),
-      m_upload(new QPushButton(tr("Upload…"), this)), m_progress(new QProgressBar(this)),
+      m_upload(new QPushButton(tr("Upload…"), this)),
+      m_closePreview(new QPushButton(tr("Close Preview"), this)),
+      m_split(new QSplitter(Qt::Horizontal, this)), m_progress(new QProgressBar(this)),
       m_status(new QLabel(this))
 {
     m_view->setModel(m_model);
@@ -47,6 +50,10 @@ FileTreePane::FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& r
     m_view->header()->resizeSection(
         FileTreeModel::ModifiedColumn,
         fontMetrics().horizontalAdvance(QStringLiteral("0000-00-00 00:00")) + margin);
+    m_view->header()->resizeSection(
+        FileTreeModel::SizeColumn, fontMetrics().horizontalAdvance(QStringLiteral("1023.99 KiB")) + margin);
+    m_view->header()->resizeSection(
+        FileTreeModel::OwnerColumn, fontMetrics().horizontalAdvance(QStringLiteral("nobody:nogroup")) + margin);
     m_view->setAcceptDrops(true);
     m_view->viewport()->setAcceptDrops(true);
     m_view->viewport()->installEventFilter(this);
@@ -61,10 +68,15 @@ FileTreePane::FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& r
     buttons->addWidget(m_download);
     buttons->addWidget(m_upload);
     buttons->addWidget(m_progress, 1);
+    buttons->addStretch();
+    buttons->addWidget(m_closePreview);
+    m_closePreview->hide();
+    m_split->setChildrenCollapsible(false);
+    m_split->addWidget(m_view);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(buttons);
-    layout->addWidget(m_view, 1);
+    layout->addWidget(m_split, 1);
     layout->addWidget(m_status);
 
     connect(m_refresh, &QPushButton::clicked, this, [this] {
@@ -102,6 +114,7 @@ FileTreePane::FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& r
             openSelected();
     });
     connect(this, &FileTreePane::transferFinished, this, &FileTreePane::showPreview);
+    connect(m_closePreview, &QPushButton::clicked, this, &FileTreePane::closePreview);
     setBusy(false);
 }
 
@@ -179,11 +192,24 @@ void FileTreePane::showPreview(const QString& error)
     const QByteArray bytes = file.readAll();
     file.close();
     file.remove();
-    auto* preview = new FilePreview(pending.name, bytes, this);
-    preview->setWindowFlag(Qt::Window);
-    preview->setAttribute(Qt::WA_DeleteOnClose);
-    preview->show();
-    Q_EMIT previewOpened(preview);
+    const bool first = !m_preview;
+    closePreview();
+    m_preview = new FilePreview(pending.name, bytes, m_split);
+    m_split->addWidget(m_preview);
+    if (first) // the tree keeps the larger part
+        m_split->setSizes({m_split->width() * 2 / 3, m_split->width() / 3});
+    m_closePreview->show();
+    Q_EMIT previewOpened(m_preview);
+}
+
+void FileTreePane::closePreview()
+{
+    if (m_preview) {
+        m_preview->hide();
+        m_preview->deleteLater();
+        m_preview = nullptr;
+    }
+    m_closePreview->hide();
 }
 
 void FileTreePane::uploadFiles(const QStringList& hostFiles, const QByteArray& guestFolder)
@@ -262,6 +288,23 @@ void FileTreePane::startTransfer(const QString& label,
     }).detach();
 }
 
+void FileTreePane::fitNameColumn()
+{
+    // The name takes the room the other columns leave, but never less than a readable width:
+    // below that (a narrow pane, a preview beside the tree) the tree scrolls sideways.
+    QHeaderView* header = m_view->header();
+    int others = 0;
+    for (int column = FileTreeModel::SizeColumn; column < FileTreeModel::ColumnCount; ++column)
+        others += header->sectionSize(column);
+    const int minimum = 18 * fontMetrics().horizontalAdvance(QLatin1Char('M'));
+    if (m_view->viewport()->width() - others >= minimum) {
+        header->setSectionResizeMode(FileTreeModel::NameColumn, QHeaderView::Stretch);
+    } else {
+        header->setSectionResizeMode(FileTreeModel::NameColumn, QHeaderView::Interactive);
+        header->resizeSection(FileTreeModel::NameColumn, minimum);
+    }
+}
+
 void FileTreePane::setBusy(bool busy)
 {
     m_busy = busy;
@@ -276,6 +319,9 @@ bool FileTreePane::eventFilter(QObject* watched, QEvent* event)
     if (watched != m_view->viewport())
         return QWidget::eventFilter(watched, event);
     switch (event->type()) {
+    case QEvent::Resize:
+        fitNameColumn();
+        return false;
     case QEvent::DragEnter:
     case QEvent::DragMove: {
         auto* drag = static_cast<QDropEvent*>(event);

@@ -2,6 +2,7 @@
 
 #include "SftpClient.h"
 
+#include <QPointer>
 #include <QTemporaryDir>
 #include <QWidget>
 #include <memory>
@@ -10,6 +11,7 @@
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QSplitter;
 class QTreeView;
 
 namespace sbw {
@@ -18,9 +20,10 @@ class FilePreview;
 class FileTreeModel;
 
 /// The file tree of a running sandbox: a lazy tree (FileTreeModel) of the guest folder
-/// `rootPath` with Refresh, Download… and Upload… buttons, uploads by dropping host files on a
-/// folder (or on the empty area: the root), and a progress bar for the running transfer. One
-/// transfer runs at a time, on a worker thread; errors appear as a line under the tree.
+/// `rootPath` with Refresh, Open, Download… and Upload… buttons, uploads by dropping host files
+/// on a folder (or on the empty area: the root), a progress bar for the running transfer and a
+/// preview of the opened file beside the tree. One transfer runs at a time, on a worker
+/// thread; errors appear as a line under the tree.
 class FileTreePane : public QWidget
 {
     Q_OBJECT
@@ -44,14 +47,15 @@ public:
     /// file, or the root.
     QByteArray uploadFolder() const;
 
-    /// Opens the selected file (at most kMaxPreviewBytes) in a read-only preview window:
-    /// images as pictures, anything else as escaped text. Also on double-click. Returns at
-    /// once; previewOpened() or a status line follows.
+    /// Opens the selected file (at most kMaxPreviewBytes) in a read-only preview beside the
+    /// tree, in place of the previous one: images as pictures, anything else as escaped text.
+    /// Also on double-click. Returns at once; previewOpened() or a status line follows.
+    /// Close Preview gives the room back to the tree.
     void openSelected();
     static constexpr qint64 kMaxPreviewBytes = 16 * 1024 * 1024;
 
 Q_SIGNALS:
-    /// A preview window opened (for tests; it deletes itself when closed).
+    /// A preview opened beside the tree (it is deleted when replaced or closed).
     void previewOpened(sbw::FilePreview* preview);
     /// A download or upload ended; `error` is empty on success, else a sentence.
     void transferFinished(const QString& error);
@@ -64,6 +68,7 @@ private:
                        std::function<Expected<void>(const SftpClient::Progress&)> work,
                        const QByteArray& refreshFolder);
     void setBusy(bool busy);
+    void fitNameColumn();
 
     std::shared_ptr<SftpClient> m_sftp;
     FileTreeModel* m_model;
@@ -72,6 +77,9 @@ private:
     QPushButton* m_download;
     QPushButton* m_open;
     QPushButton* m_upload;
+    QPushButton* m_closePreview;
+    QSplitter* m_split;
+    QPointer<FilePreview> m_preview;
     QProgressBar* m_progress;
     QLabel* m_status;
     bool m_busy = false;
@@ -83,6 +91,7 @@ private:
     };
     std::optional<PendingPreview> m_pendingPreview;
     void showPreview(const QString& error);
+    void closePreview();
 };
 
 } // namespace sbw

@@ -79,6 +79,7 @@ MainWindow::MainWindow(HypervisorConnection* connection, QWidget* parent)
         m_commandLog = log.value();
         m_workspacePane->setCommandLog(m_commandLog);
         m_workspaceActions->setCommandLog(m_commandLog);
+        m_runPane->setCommandLog(m_commandLog);
         logDock->setWidget(new CommandLogPane(m_commandLog, logDock));
     } else {
         auto* failed = new QLabel(tr("The command log cannot be opened: %1").arg(log.error().message), logDock);

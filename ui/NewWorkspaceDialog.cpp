@@ -40,7 +40,7 @@ NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
     m_disk->setSuffix(tr(" GiB"));
     m_disk->setValue(defaults.diskGiB);
     m_network->addItem(tr("None (no network interface)"), workspaceNetworkName(WorkspaceNetwork::None));
-    m_network->addItem(tr("NAT (libvirt network 'default')"), workspaceNetworkName(WorkspaceNetwork::Nat));
+    m_network->addItem(tr("NAT (outgoing IPv4 connections and DNS)"), workspaceNetworkName(WorkspaceNetwork::Nat));
     m_problem->setStyleSheet(QStringLiteral("color: palette(highlight);"));
     m_problem->setWordWrap(true);
 

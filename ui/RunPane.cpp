@@ -1,7 +1,12 @@
 #include "RunPane.h"
 
+#include "GuestSession.h"
 #include "OutputView.h"
+#include "RunSandboxPage.h"
 #include "RunStatusText.h"
+#include "SftpClient.h"
+#include "TerminalTabs.h"
+#include "WorkspaceFilesPage.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -16,12 +21,44 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
+#include <QTabWidget>
 #include <QVBoxLayout>
+
+#include <thread>
 
 namespace sbw {
 namespace {
 
 constexpr qint64 kMaxScriptBytes = 16 * 1024 * 1024;
+/// The script's working folder in the guest (see runEphemeral()).
+const QByteArray kRunFolder = QByteArrayLiteral("/root/run");
+
+QWidget* makeRunTerminals(const RunSandboxPage::SessionProvider& provider)
+{
+    // Recordings of every run's terminals share one folder; their names carry the time.
+    auto* tabs = new TerminalTabs(QStringLiteral("ephemeral-runs"), provider);
+    tabs->openTerminal();
+    return tabs;
+}
+
+QWidget* makeRunFiles(const RunSandboxPage::SessionProvider& provider)
+{
+    return new WorkspaceFilesPage(
+        [provider]() -> Expected<std::shared_ptr<SftpClient>> {
+            auto session = provider();
+            if (!session)
+                return session.error();
+            auto sftp = session.value()->openSftp();
+            if (!sftp)
+                return sftp.error();
+            std::shared_ptr<SftpClient> client = std::move(sftp.value());
+            // The script's own command makes its folder, a moment after the guest is ready.
+            for (int i = 0; i < 50 && !client->stat(kRunFolder) && provider(); ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            return client;
+        },
+        kRunFolder);
+}
 
 } // namespace
 
@@ -33,6 +70,11 @@ RunPane::RunPane(HypervisorConnection* connection, QWidget* parent)
     connect(m_controller, &RunController::phaseChanged, this, &RunPane::onPhaseChanged);
     connect(m_controller, &RunController::outputReceived, m_output, &OutputView::appendOutput);
     connect(m_controller, &RunController::resultReady, this, &RunPane::onResultReady);
+    connect(m_controller, &RunController::sessionReady, this,
+            [this](std::shared_ptr<GuestSession> session) {
+                m_terminalPage->setSession(session);
+                m_filesPage->setSession(session);
+            });
     connect(m_controller, &RunController::finished, this, &RunPane::onFinished);
     connect(m_runButton, &QPushButton::clicked, this, &RunPane::run);
     connect(m_cancelButton, &QPushButton::clicked, this, &RunPane::cancel);
@@ -122,13 +164,24 @@ void RunPane::buildLayout()
     statusRow->addWidget(m_busyBar, 0, Qt::AlignVCenter);
 
     m_output = new OutputView(this);
+    m_terminalPage = new RunSandboxPage(makeRunTerminals, tr("terminals"), this);
+    m_filesPage = new RunSandboxPage(makeRunFiles, tr("files"), this);
+    m_runTabs = new QTabWidget(this);
+    m_runTabs->setObjectName(QStringLiteral("runTabs"));
+    m_runTabs->setDocumentMode(true);
+    m_runTabs->addTab(m_output, tr("Output"));
+    m_runTabs->addTab(m_terminalPage, tr("Terminal"));
+    m_runTabs->addTab(m_filesPage, tr("Files"));
+    m_runTabs->setTabToolTip(1, tr("Login shells in the run's microVM while its script runs"));
+    m_runTabs->setTabToolTip(2, tr("The run's folder %1 in its microVM while its script runs")
+                                    .arg(QString::fromLatin1(kRunFolder)));
 
     auto* outputPanel = new QWidget(this);
     auto* outputLayout = new QVBoxLayout(outputPanel);
     outputLayout->setContentsMargins(0, 4, 0, 0);
     outputLayout->setSpacing(4);
     outputLayout->addLayout(statusRow);
-    outputLayout->addWidget(m_output, 1);
+    outputLayout->addWidget(m_runTabs, 1);
 
     m_splitter = new QSplitter(Qt::Vertical, this);
     m_splitter->setObjectName(QStringLiteral("runSplitter"));
@@ -226,6 +279,7 @@ bool RunPane::run()
     if (!options.code.endsWith('\n'))
         options.code.append('\n');
     options.timeout = timeout();
+    options.log = m_log;
 
     m_output->clearOutput();
     m_lastResult.reset();
@@ -233,6 +287,8 @@ bool RunPane::run()
     m_scriptResult.reset();
     if (!m_controller->start(options))
         return false;
+    m_terminalPage->runStarted();
+    m_filesPage->runStarted();
     m_phase = RunPhase::Connecting;
     m_elapsed.start();
     m_tick.start();
@@ -260,6 +316,10 @@ void RunPane::onPhaseChanged(RunPhase phase)
     if (phase == RunPhase::Finished)
         return;
     m_phase = phase;
+    if (phase == RunPhase::CleaningUp) {
+        m_terminalPage->runEnded();
+        m_filesPage->runEnded();
+    }
     m_elapsed.restart(); // the seconds shown count the current phase: boot and script apart
     updateProgressStatus();
 }
@@ -294,6 +354,8 @@ void RunPane::onFinished(const RunResult& result)
     m_busyBar->hide();
     m_cancelling = false;
     m_output->endOutput();
+    m_terminalPage->runEnded();
+    m_filesPage->runEnded();
     if (!result.error.isEmpty())
         m_output->appendNote(tr("The workbench could not complete the run: %1").arg(result.error));
     m_lastResult = result;

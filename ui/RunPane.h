@@ -7,6 +7,8 @@
 #include <QElapsedTimer>
 #include <QTimer>
 #include <QWidget>
+
+#include <memory>
 #include <optional>
 
 class QComboBox;
@@ -16,15 +18,21 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QSplitter;
+class QTabWidget;
 
 namespace sbw {
 
+class CommandLog;
+
 class HypervisorConnection;
 class OutputView;
+class RunSandboxPage;
 
 /// The ephemeral-run pane: a script editor with its language and timeout, Run and Cancel, a
 /// status line (phase while running, then the outcome with boot and script time) and the
-/// output view, editor and output split vertically. Owns the RunController of its runs.
+/// run's tabs, editor and tabs split vertically: Output (the output view), Terminal (login
+/// shells in the run's microVM while its script runs) and Files (its /root/run over SFTP).
+/// Owns the RunController of its runs.
 class RunPane : public QWidget
 {
     Q_OBJECT
@@ -34,6 +42,8 @@ public:
     ~RunPane() override;
 
     bool isRunning() const;
+    /// Logs each run from now on as a person's Run row in `log`.
+    void setCommandLog(std::shared_ptr<CommandLog> log) { m_log = std::move(log); }
     /// True after cancel() until the run's finished() arrives.
     bool isCancelling() const { return m_cancelling; }
 
@@ -55,6 +65,12 @@ public:
 
     QPlainTextEdit* editor() const { return m_editor; }
     OutputView* outputView() const { return m_output; }
+    /// Output, Terminal and Files.
+    QTabWidget* runTabs() const { return m_runTabs; }
+    /// The Terminal tab; its content is a TerminalTabs.
+    RunSandboxPage* terminalPage() const { return m_terminalPage; }
+    /// The Files tab; its content is a WorkspaceFilesPage.
+    RunSandboxPage* filesPage() const { return m_filesPage; }
     QPushButton* runButton() const { return m_runButton; }
     QPushButton* cancelButton() const { return m_cancelButton; }
 
@@ -83,6 +99,7 @@ private:
     void updateEnabled();
 
     RunController* m_controller;
+    std::shared_ptr<CommandLog> m_log;
     QComboBox* m_languageBox = nullptr;
     QSpinBox* m_timeoutBox = nullptr;
     QPushButton* m_runButton = nullptr;
@@ -93,6 +110,9 @@ private:
     QLabel* m_statusLabel = nullptr;
     QProgressBar* m_busyBar = nullptr;
     OutputView* m_output = nullptr;
+    QTabWidget* m_runTabs = nullptr;
+    RunSandboxPage* m_terminalPage = nullptr;
+    RunSandboxPage* m_filesPage = nullptr;
 
     Language m_shownLanguage = Language::Python;
     RunPhase m_phase = RunPhase::Connecting;

@@ -58,18 +58,31 @@ QString resultText(const RunResult& result)
         return tr("Cancelled");
 
     QString text;
-    if (result.timedOut)
+    const bool limitNote = result.limit && !result.limitNote.isEmpty();
+    if (limitNote) {
+        // The note says which limit ended the script; the guest's own outcome follows when the
+        // host did not end it (memory and disk limits).
+        text = makeVisible(result.limitNote);
+        text[0] = text[0].toUpper();
+        if (result.limit == RunLimit::Memory || result.limit == RunLimit::Disk) {
+            if (result.signal)
+                text += tr(" · killed by signal %1").arg(signalText(*result.signal));
+            else if (result.exitStatus)
+                text += tr(" · exit status %1").arg(*result.exitStatus);
+        }
+    } else if (result.timedOut) {
         text = tr("Timed out after %1: script killed").arg(durationText(result.wallMs));
-    else if (result.signal)
+    } else if (result.signal) {
         text = tr("Killed by signal %1").arg(signalText(*result.signal));
-    else if (result.exitStatus)
+    } else if (result.exitStatus) {
         text = tr("Finished: exit status %1").arg(*result.exitStatus);
-    else
+    } else {
         text = tr("Finished without an exit status");
+    }
 
     if (result.bootMs > 0)
         text += tr(" · boot %1").arg(durationText(result.bootMs));
-    if (!result.timedOut)
+    if (!result.timedOut || limitNote)
         text += tr(" · script %1").arg(durationText(result.wallMs));
     return text;
 }
@@ -78,7 +91,8 @@ ResultKind resultKind(const RunResult& result)
 {
     if (!result.error.isEmpty())
         return ResultKind::Failure;
-    if (!result.cancelled && !result.timedOut && !result.signal && result.exitStatus == 0)
+    if (!result.cancelled && !result.timedOut && !result.signal && !result.limit &&
+        result.exitStatus == 0)
         return ResultKind::Success;
     return ResultKind::Warning;
 }

@@ -16,7 +16,10 @@ QString phaseText(RunPhase phase);
 QString durationText(qint64 ms);
 
 /// One line for the status line: "Finished: exit status 0 · boot 6.42 s · script 85 ms",
-/// "Killed by signal 9 (SIGKILL) · …", "Timed out after 60 s: script killed · …",
+/// "Killed by signal 9 (SIGKILL) · …", "Timed out after 60 s: script killed · …", the limit
+/// that ended the script ("The memory limit of 256 MiB was hit: the guest's kernel killed
+/// python3 (pid 231) for lack of memory · killed by signal 9 (SIGKILL) · …", "The disk limit
+/// of 4 GiB was hit: … · exit status 1 · …", the output cap's and lifetime's notes),
 /// "Cancelled", or "Failed: <the workbench's error>". Hidden characters are shown escaped.
 QString resultText(const RunResult& result);
 
@@ -24,7 +27,7 @@ QString resultText(const RunResult& result);
 enum class ResultKind
 {
     Success, ///< exit status 0
-    Warning, ///< non-zero exit, signal, timeout, cancelled
+    Warning, ///< non-zero exit, signal, timeout, a limit hit, cancelled
     Failure  ///< the workbench failed (RunResult::error)
 };
 ResultKind resultKind(const RunResult& result);

@@ -11,8 +11,10 @@
 
 namespace sbw {
 
-WorkspaceFilesPage::WorkspaceFilesPage(SftpProvider provider, QWidget* parent)
-    : QWidget(parent), m_provider(std::move(provider)), m_status(new QLabel(this)),
+WorkspaceFilesPage::WorkspaceFilesPage(SftpProvider provider, const QByteArray& rootPath,
+                                       QWidget* parent)
+    : QWidget(parent), m_provider(std::move(provider)), m_rootPath(rootPath),
+      m_status(new QLabel(this)),
       m_connect(new QPushButton(tr("Connect"), this))
 {
     m_status->setTextFormat(Qt::PlainText);
@@ -43,7 +45,7 @@ void WorkspaceFilesPage::connectToGuest()
         }
         m_status->hide();
         m_connect->hide();
-        m_tree = new FileTreePane(sftp.value(), QByteArrayLiteral("/root"), this);
+        m_tree = new FileTreePane(sftp.value(), m_rootPath, this);
         static_cast<QVBoxLayout*>(layout())->insertWidget(0, m_tree, 1);
         Q_EMIT treeReady(m_tree);
     });

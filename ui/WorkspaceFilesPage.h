@@ -15,10 +15,11 @@ namespace sbw {
 class FileTreePane;
 class SftpClient;
 
-/// The Files tab of one workspace: opens an SFTP channel on the workspace's SSH session (off
-/// the GUI thread; the guest may still be booting) and then shows a FileTreePane rooted at
-/// /root, the folder the workspace's commands run in. Until then, or when the guest is not
-/// running, it says why and offers Connect.
+/// The Files tab of one sandbox: opens an SFTP channel on the sandbox's SSH session (off the
+/// GUI thread; the guest may still be booting) and then shows a FileTreePane rooted at
+/// `rootPath`, the folder the sandbox's commands run in (/root for a workspace, /root/run for
+/// an ephemeral run). Until then, or when the guest is not running, it says why and offers
+/// Connect.
 class WorkspaceFilesPage : public QWidget
 {
     Q_OBJECT
@@ -26,7 +27,9 @@ class WorkspaceFilesPage : public QWidget
 public:
     using SftpProvider = std::function<Expected<std::shared_ptr<SftpClient>>()>;
 
-    explicit WorkspaceFilesPage(SftpProvider provider, QWidget* parent = nullptr);
+    explicit WorkspaceFilesPage(SftpProvider provider,
+                                const QByteArray& rootPath = QByteArrayLiteral("/root"),
+                                QWidget* parent = nullptr);
 
     /// The file tree once connected, else nullptr.
     FileTreePane* tree() const { return m_tree; }
@@ -39,6 +42,7 @@ Q_SIGNALS:
 
 private:
     SftpProvider m_provider;
+    QByteArray m_rootPath;
     QLabel* m_status;
     QPushButton* m_connect;
     FileTreePane* m_tree = nullptr;

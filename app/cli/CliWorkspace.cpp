@@ -1,7 +1,11 @@
 #include "CliWorkspace.h"
 
 #include "ConnectionUri.h"
+#include "DataPaths.h"
+#include "GuestImage.h"
 #include "HypervisorConnection.h"
+#include "LoggedAction.h"
+#include "SandboxLimits.h"
 #include "Workspace.h"
 #include "WorkspaceDomains.h"
 
@@ -23,8 +27,11 @@ std::atomic_bool g_cancel{false};
 const char kUsage[] =
     "usage: sbw ws SUBCOMMAND [options]\n\n"
     "subcommands:\n"
-    "  create NAME [--image R] [--vcpus N] [--memory MIB] [--disk GIB] [--network none|nat] [--json]\n"
-    "                             defaults: minimal, 1 vCPU, 512 MiB, 4 GiB, none; left stopped\n"
+    "  create NAME [--image R] [--vcpus N] [--memory MIB] [--disk GIB] [--cpu-share PERCENT]\n"
+    "              [--network none|nat] [--json]\n"
+    "                             defaults: minimal, 1 vCPU, 512 MiB, 4 GiB (at least the\n"
+    "                             image's size), CPU share 0 (no limit; percent of one host\n"
+    "                             core, held at every start), network none; left stopped\n"
     "  list [--json]\n"
     "  start NAME                 boot it (returns while it starts; exec waits for it),\n"
     "                             or wake it when hibernated\n"
@@ -42,6 +49,40 @@ const char kUsage[] =
     "running or paused -hibernate-> hibernated -start/wake-> as it was.\n"
     "exec needs running; checkpoint needs running or paused; revert is refused while\n"
     "hibernated (wake it first).\n";
+
+/// The command log, opened once; null (after one warning) when it cannot be opened.
+std::shared_ptr<CommandLog> commandLog()
+{
+    static const std::shared_ptr<CommandLog> log = [] {
+        auto opened = CommandLog::open(CommandLog::defaultPath());
+        if (!opened) {
+            std::fprintf(stderr, "sbw: warning: %s\n", qPrintable(opened.error().message));
+            return std::shared_ptr<CommandLog>();
+        }
+        return opened.value();
+    }();
+    return log;
+}
+
+/// A command-log row of the CLI for `kind` on workspace `name`.
+ActionStart cliAction(const QString& name, ActionKind kind, const QString& detail = {})
+{
+    ActionStart start;
+    start.sandbox = name;
+    start.actor.kind = Actor::Kind::Cli;
+    start.kind = kind;
+    start.command = detail;
+    return start;
+}
+
+/// Runs `operation` as a logged CLI action.
+Expected<void> logged(const ActionStart& start, const std::function<Expected<void>()>& operation)
+{
+    LoggedAction action(commandLog(), start);
+    auto result = operation();
+    action.finish(LoggedAction::endOf(result));
+    return result;
+}
 
 int fail(const QString& message, int code = kWorkbenchError)
 {
@@ -148,24 +189,46 @@ int create(Command& c)
                                   QStringLiteral("GIB"), QStringLiteral("4"));
     const QCommandLineOption network(QStringLiteral("network"), QStringLiteral("none or nat."),
                                      QStringLiteral("NET"), QStringLiteral("none"));
+    const QCommandLineOption cpuShare(QStringLiteral("cpu-share"),
+                                      QStringLiteral("CPU time, percent of one host core."),
+                                      QStringLiteral("PERCENT"), QStringLiteral("0"));
     const QCommandLineOption json(QStringLiteral("json"),
                                   QStringLiteral("Print the record as JSON."));
-    c.parser().addOptions({image, vcpus, memory, disk, network, json});
+    c.parser().addOptions({image, vcpus, memory, disk, cpuShare, network, json});
     if (auto done =
             c.parse(1, QStringLiteral("sbw ws create NAME [--image R] [--vcpus N] [--memory MIB] "
-                                      "[--disk GIB] [--network none|nat] [--json]")))
+                                      "[--disk GIB] [--cpu-share PERCENT] [--network none|nat] "
+                                      "[--json]")))
         return *done;
     WorkspaceSettings settings;
     settings.recipe = c.parser().value(image);
-    bool ok1 = false, ok2 = false, ok3 = false;
+    bool ok1 = false, ok2 = false, ok3 = false, ok4 = false;
     settings.vcpus = c.parser().value(vcpus).toInt(&ok1);
     settings.memoryMiB = c.parser().value(memory).toInt(&ok2);
     settings.diskGiB = c.parser().value(disk).toInt(&ok3);
-    if (!ok1 || !ok2 || !ok3)
-        return fail(QStringLiteral("--vcpus, --memory and --disk need numbers"), kUsageError);
+    settings.cpuSharePercent = c.parser().value(cpuShare).toInt(&ok4);
+    if (!ok1 || !ok2 || !ok3 || !ok4)
+        return fail(QStringLiteral("--vcpus, --memory, --disk and --cpu-share need numbers"),
+                    kUsageError);
+    if (auto share = validateCpuShare(settings.cpuSharePercent, settings.vcpus); !share)
+        return fail(QStringLiteral("--cpu-share: ") + share.error().message, kUsageError);
+    if (settings.diskGiB < 1)
+        return fail(QStringLiteral("--disk needs a whole number of GiB, e.g. 8"), kUsageError);
+    // Refused here too so that it is a usage error; an image that is not built is reported by
+    // Workspace::create().
+    if (auto built = GuestImage::load(paths::imagesDir(), settings.recipe)) {
+        if (auto size = diskLimit(built.value(), settings.diskGiB); !size)
+            return fail(QStringLiteral("--disk: ") + size.error().message, kUsageError);
+    }
     if (!parseWorkspaceNetwork(c.parser().value(network), &settings.network))
         return fail(QStringLiteral("--network is none or nat"), kUsageError);
+    LoggedAction logAction(commandLog(), cliAction(c.arg(0), ActionKind::Create,
+                                                    QStringLiteral("%1 vCPU(s), %2 MiB, %3 GiB disk")
+                                                        .arg(settings.vcpus)
+                                                        .arg(settings.memoryMiB)
+                                                        .arg(settings.diskGiB)));
     auto workspace = Workspace::create(c.connection(), c.arg(0), settings);
+    logAction.finish(workspace ? ActionEnd{} : LoggedAction::endOf(Expected<void>(workspace.error())));
     if (!workspace)
         return fail(workspace.error().message);
     if (c.parser().isSet(json))
@@ -229,15 +292,20 @@ int lifecycle(Command& c, const QString& verb)
     if (!workspace)
         return fail(workspace.error().message);
     Workspace& ws = *workspace.value();
-    Expected<void> result;
-    if (verb == QLatin1String("start") || verb == QLatin1String("wake"))
-        result = ws.state() == WorkspaceState::Hibernated ? ws.wake() : ws.start();
-    else if (verb == QLatin1String("pause"))
-        result = ws.pause();
-    else if (verb == QLatin1String("resume"))
-        result = ws.resume();
-    else
-        result = ws.hibernate();
+    ActionKind kind = ActionKind::Hibernate;
+    std::function<Expected<void>()> operation = [&ws] { return ws.hibernate(); };
+    if (verb == QLatin1String("start") || verb == QLatin1String("wake")) {
+        const bool hibernated = ws.state() == WorkspaceState::Hibernated;
+        kind = hibernated ? ActionKind::Wake : ActionKind::Start;
+        operation = [&ws, hibernated] { return hibernated ? ws.wake() : ws.start(); };
+    } else if (verb == QLatin1String("pause")) {
+        kind = ActionKind::Pause;
+        operation = [&ws] { return ws.pause(); };
+    } else if (verb == QLatin1String("resume")) {
+        kind = ActionKind::Resume;
+        operation = [&ws] { return ws.resume(); };
+    }
+    const Expected<void> result = logged(cliAction(ws.name(), kind), operation);
     if (!result)
         return fail(result.error().message);
     std::printf("%s: %s\n", qPrintable(ws.name()), qPrintable(workspaceStateName(ws.state())));
@@ -259,7 +327,9 @@ int stop(Command& c)
     auto workspace = c.open();
     if (!workspace)
         return fail(workspace.error().message);
-    if (auto stopped = workspace.value()->stop(std::chrono::seconds(seconds)); !stopped)
+    if (auto stopped = logged(cliAction(c.arg(0), ActionKind::Stop),
+                              [&] { return workspace.value()->stop(std::chrono::seconds(seconds)); });
+        !stopped)
         return fail(stopped.error().message);
     std::printf("%s: %s\n", qPrintable(c.arg(0)),
                 qPrintable(workspaceStateName(workspace.value()->state())));
@@ -305,13 +375,23 @@ int exec(Command& c)
     ExecRequest request;
     request.command = Workspace::commandLine(positionals.mid(1), c.parser().value(workdir));
     request.timeout = std::chrono::seconds(seconds);
-    request.onStdout = [](QByteArrayView bytes) { writeAll(STDOUT_FILENO, bytes); };
-    request.onStderr = [](QByteArrayView bytes) { writeAll(STDERR_FILENO, bytes); };
+    ActionStart logStart = cliAction(c.arg(0), ActionKind::Exec, positionals.mid(1).join(QLatin1Char(' ')));
+    logStart.workdir = c.parser().value(workdir);
+    LoggedAction logAction(commandLog(), logStart);
+    request.onStdout = [&logAction](QByteArrayView bytes) {
+        writeAll(STDOUT_FILENO, bytes);
+        logAction.output(OutputStream::Stdout, bytes);
+    };
+    request.onStderr = [&logAction](QByteArrayView bytes) {
+        writeAll(STDERR_FILENO, bytes);
+        logAction.output(OutputStream::Stderr, bytes);
+    };
     request.cancel = &g_cancel;
     const bool kvm = c.connection().accelerator() == Accelerator::Kvm;
     const auto readyDeadline =
         std::chrono::steady_clock::now() + std::chrono::seconds(kvm ? 30 : 120);
     auto status = workspace.value()->exec(request, readyDeadline);
+    logAction.finish(LoggedAction::endOf(status));
     if (!status)
         return g_cancel ? 130 : fail(status.error().message);
     if (status->cancelled)
@@ -351,7 +431,9 @@ int checkpoint(Command& c)
         return fail(workspace.error().message);
     Workspace& ws = *workspace.value();
     if (wantsDelete) {
-        if (auto deleted = ws.deleteCheckpoint(c.parser().value(remove)); !deleted)
+        if (auto deleted = logged(cliAction(ws.name(), ActionKind::CheckpointDelete, c.parser().value(remove)),
+                                  [&] { return ws.deleteCheckpoint(c.parser().value(remove)); });
+            !deleted)
             return fail(deleted.error().message);
         std::printf("deleted checkpoint %s of %s\n", qPrintable(c.parser().value(remove)),
                     qPrintable(ws.name()));
@@ -375,7 +457,11 @@ int checkpoint(Command& c)
                 qPrintable(info.name), qPrintable(info.guestState), qPrintable(info.note));
         return 0;
     }
-    auto info = ws.checkpoint(c.arg(1), c.parser().value(note));
+    const QString noteText = c.parser().value(note);
+    LoggedAction logAction(commandLog(), cliAction(ws.name(), ActionKind::Checkpoint,
+                                                    noteText.isEmpty() ? c.arg(1) : c.arg(1) + QStringLiteral(": ") + noteText));
+    auto info = ws.checkpoint(c.arg(1), noteText);
+    logAction.finish(info ? ActionEnd{} : LoggedAction::endOf(Expected<void>(info.error())));
     if (!info)
         return fail(info.error().message);
     if (c.parser().isSet(json))
@@ -405,7 +491,9 @@ int revert(Command& c)
         if (!confirm(impact->describe() + QStringLiteral(" Revert?")))
             return 1;
     }
-    if (auto reverted = workspace.value()->revert(c.arg(1)); !reverted)
+    if (auto reverted = logged(cliAction(c.arg(0), ActionKind::Revert, c.arg(1)),
+                               [&] { return workspace.value()->revert(c.arg(1)); });
+        !reverted)
         return fail(reverted.error().message);
     std::printf("%s: reverted to %s, %s\n", qPrintable(c.arg(0)), qPrintable(c.arg(1)),
                 qPrintable(workspaceStateName(workspace.value()->state())));
@@ -431,7 +519,8 @@ int rm(Command& c)
         if (!confirm(question))
             return 1;
     }
-    if (auto removed = workspace.value()->remove(); !removed)
+    if (auto removed = logged(cliAction(c.arg(0), ActionKind::Remove), [&] { return workspace.value()->remove(); });
+        !removed)
         return fail(removed.error().message);
     std::printf("deleted workspace %s\n", qPrintable(c.arg(0)));
     return 0;

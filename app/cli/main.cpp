@@ -3,12 +3,16 @@
 
 #include "CliRun.h"
 #include "CliLog.h"
+#include "CommandLog.h"
 #include "CliStats.h"
 #include "CliWorkspace.h"
 #include "ConnectionUri.h"
+#include "DataPaths.h"
+#include "GuestImage.h"
 #include "HypervisorConnection.h"
 #include "LibvirtEventLoop.h"
 #include "Logging.h"
+#include "SandboxLimits.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -16,6 +20,8 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <limits>
+#include <optional>
 
 namespace {
 
@@ -27,13 +33,44 @@ int fail(const QString& message, int code = sbw::RunResult::kWorkbenchError)
     return code;
 }
 
+/// A whole number of seconds, 0 or more.
+std::optional<int> parseSeconds(const QString& text)
+{
+    bool ok = false;
+    const int value = text.toInt(&ok);
+    return ok && value >= 0 ? std::optional<int>(value) : std::nullopt;
+}
+
+/// "65536", "64K", "16M", "1G" (powers of 1024; k, m, g too) as bytes, 0 or more.
+std::optional<qint64> parseByteSize(const QString& text)
+{
+    static const QString suffixes = QStringLiteral("KMG");
+    QString digits = text;
+    int shift = 0;
+    if (!text.isEmpty()) {
+        const int unit = suffixes.indexOf(text.back().toUpper());
+        if (unit >= 0) {
+            shift = 10 * (unit + 1);
+            digits.chop(1);
+        }
+    }
+    bool ok = false;
+    const qint64 value = digits.toLongLong(&ok);
+    if (!ok || value < 0 || value > (std::numeric_limits<qint64>::max() >> shift))
+        return std::nullopt;
+    return value << shift;
+}
+
 int runCommand(QCoreApplication& app, const QStringList& arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Runs a script in a fresh microVM and destroys it. The guest's stdout and stderr are "
         "streamed to this process's own; the exit status is the script's (128+N when signal N "
-        "ended it, 124 on timeout, 130 when interrupted, 125 when the workbench failed)."));
+        "ended it, 124 on timeout or lifetime, 130 when interrupted, 125 when the workbench "
+        "failed). A limit that ended the script is named on stderr: timeout, lifetime, output "
+        "cap (137: killed), memory limit (the guest's OOM killer; 137 when it killed the "
+        "script), disk limit (the script's own status)."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Script to run ('-' for stdin)."));
     const QCommandLineOption code({QStringLiteral("c"), QStringLiteral("code")},
@@ -49,6 +86,23 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
                                     QStringLiteral("MIB"), QStringLiteral("512"));
     const QCommandLineOption vcpus(QStringLiteral("vcpus"), QStringLiteral("Guest vCPUs (default 1)."),
                                    QStringLiteral("N"), QStringLiteral("1"));
+    const QCommandLineOption cpuShare(QStringLiteral("cpu-share"),
+                                      QStringLiteral("CPU time of all vCPUs together, in percent of one "
+                                                     "host core (default 0 = no limit; up to 100 per vCPU)."),
+                                      QStringLiteral("PERCENT"), QStringLiteral("0"));
+    const QCommandLineOption disk(QStringLiteral("disk"),
+                                  QStringLiteral("Disk size in GiB, which the guest's root file system "
+                                                 "fills (default: the image's size, 4 for minimal)."),
+                                  QStringLiteral("GIB"));
+    const QCommandLineOption lifetime(QStringLiteral("lifetime"),
+                                      QStringLiteral("End the whole run, boot included, after S seconds "
+                                                     "(default 0 = none)."),
+                                      QStringLiteral("S"), QStringLiteral("0"));
+    const QCommandLineOption outputCap(QStringLiteral("output-cap"),
+                                       QStringLiteral("Keep at most BYTES of stdout and of stderr each, then "
+                                                      "kill the script; K, M, G suffixes (default 64M, 0 = "
+                                                      "none)."),
+                                       QStringLiteral("BYTES"), QStringLiteral("64M"));
     const QCommandLineOption image(QStringLiteral("image"), QStringLiteral("Guest image recipe (default minimal)."),
                                    QStringLiteral("RECIPE"), QStringLiteral("minimal"));
     const QCommandLineOption connectUri(QStringLiteral("connect"),
@@ -57,7 +111,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
                                         QStringLiteral("URI"));
     const QCommandLineOption verbose({QStringLiteral("v"), QStringLiteral("verbose")},
                                      QStringLiteral("Print phases and timings to stderr."));
-    parser.addOptions({code, lang, timeout, memory, vcpus, image, connectUri, verbose});
+    parser.addOptions(
+        {code, lang, timeout, memory, vcpus, cpuShare, disk, lifetime, outputCap, image, connectUri, verbose});
     if (!parser.parse(arguments))
         return fail(parser.errorText() + QStringLiteral(" (see sbw run --help)"), kUsageError);
     if (parser.isSet(QStringLiteral("help"))) {
@@ -68,6 +123,11 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
     }
 
     sbw::RunOptions options;
+    options.actor.kind = sbw::Actor::Kind::Cli;
+    if (auto log = sbw::CommandLog::open(sbw::CommandLog::defaultPath()))
+        options.log = log.value();
+    else
+        std::fprintf(stderr, "sbw: warning: %s\n", qPrintable(log.error().message));
     const QString file = parser.positionalArguments().value(0);
     const QString languageName = parser.isSet(lang) ? parser.value(lang)
                                  : file.endsWith(QLatin1String(".sh"))
@@ -78,16 +138,42 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
         return fail(QStringLiteral("unknown language '%1' (python or sh)").arg(languageName), kUsageError);
     options.language = *language;
     bool ok = false;
-    options.timeout = std::chrono::seconds(parser.value(timeout).toInt(&ok));
-    if (!ok || options.timeout.count() < 0)
+    const auto seconds = parseSeconds(parser.value(timeout));
+    if (!seconds)
         return fail(QStringLiteral("--timeout needs a number of seconds"), kUsageError);
+    options.timeout = std::chrono::seconds(*seconds);
+    const auto lifetimeSeconds = parseSeconds(parser.value(lifetime));
+    if (!lifetimeSeconds)
+        return fail(QStringLiteral("--lifetime needs a number of seconds"), kUsageError);
+    options.lifetime = std::chrono::seconds(*lifetimeSeconds);
+    const auto cap = parseByteSize(parser.value(outputCap));
+    if (!cap)
+        return fail(QStringLiteral("--output-cap needs a size in bytes, e.g. 65536, 64K or 16M"),
+                    kUsageError);
+    options.outputCapBytes = *cap;
     options.sandbox.memoryMiB = parser.value(memory).toInt(&ok);
     if (!ok || options.sandbox.memoryMiB < 128)
         return fail(QStringLiteral("--memory needs at least 128 (MiB)"), kUsageError);
     options.sandbox.vcpus = parser.value(vcpus).toInt(&ok);
     if (!ok || options.sandbox.vcpus < 1)
         return fail(QStringLiteral("--vcpus needs a positive number"), kUsageError);
+    options.sandbox.cpuSharePercent = parser.value(cpuShare).toInt(&ok);
+    if (!ok)
+        return fail(QStringLiteral("--cpu-share needs a percentage of one host core, e.g. 50"), kUsageError);
+    if (auto share = sbw::validateCpuShare(options.sandbox.cpuSharePercent, options.sandbox.vcpus); !share)
+        return fail(QStringLiteral("--cpu-share: ") + share.error().message, kUsageError);
     options.sandbox.recipe = parser.value(image);
+    if (parser.isSet(disk)) {
+        options.sandbox.diskGiB = parser.value(disk).toInt(&ok);
+        if (!ok || options.sandbox.diskGiB < 1)
+            return fail(QStringLiteral("--disk needs a whole number of GiB, e.g. 8"), kUsageError);
+        // Refused here too so that it is a usage error; an image that is not built is reported
+        // when the run starts.
+        if (auto built = sbw::GuestImage::load(sbw::paths::imagesDir(), options.sandbox.recipe)) {
+            if (auto size = sbw::diskLimit(built.value(), options.sandbox.diskGiB); !size)
+                return fail(QStringLiteral("--disk: ") + size.error().message, kUsageError);
+        }
+    }
 
     if (parser.isSet(code)) {
         options.code = parser.value(code).toUtf8();

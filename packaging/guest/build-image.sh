@@ -20,11 +20,12 @@ export PATH=$PATH:/usr/sbin:/sbin  # mkfs.ext4 for users whose PATH lacks sbin
 # The build's inputs besides the recipe: changing any of them changes the image hash.
 BUILD_FILES=(build-image.sh customize-rootfs.sh initramfs-init)  # and everything in rootfs/
 # Packages that sbw-init and customize-rootfs.sh use; every recipe must list them.
-REQUIRED_PACKAGES=(openssh-server qemu-guest-agent tini util-linux kmod)
+REQUIRED_PACKAGES=(openssh-server qemu-guest-agent tini util-linux kmod e2fsprogs)
 # Drivers the initramfs loads, in this order, each after its dependencies. Those built
-# into the kernel are skipped (ext4 is in linux-image-cloud-amd64).
+# into the kernel are skipped (ext4 is in linux-image-cloud-amd64). virtio_net is loaded on
+# every boot (it costs little) so that the initramfs can configure the NIC when there is one.
 INITRAMFS_MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci
-    virtio_console virtio_blk virtio_balloon ext4)
+    virtio_console virtio_blk virtio_balloon virtio_net ext4)
 # deb.debian.org also serves the security archive (mmdebstrap would use security.debian.org).
 MIRROR=http://deb.debian.org/debian
 SECURITY_MIRROR=http://deb.debian.org/debian-security
@@ -44,7 +45,10 @@ DISK_SIZE=$((4 * 1024 * 1024 * 1024))  # virtual size of rootfs.qcow2, mostly fr
 # mitigations protect nothing there (the host's still do); without them a TCG boot is
 # 0.3-0.8 s faster.
 CMDLINE="console=ttyS0 root=/dev/vda quiet mitigations=off"
-SSH_PORT=org.sbw.ssh.0
+# sbw-init serves every virtio-serial port named org.sbw.ssh.N, one host SSH connection each.
+# The first is the one an ephemeral run uses; a workspace's domain gets all of them, so that
+# several programs (the window, `sbw ws exec`) reach its guest at once.
+SSH_PORTS=(org.sbw.ssh.0 org.sbw.ssh.1 org.sbw.ssh.2 org.sbw.ssh.3)
 AGENT_PORT=org.qemu.guest_agent.0
 
 say() { printf '%s\n' "$*"; }
@@ -222,7 +226,8 @@ json_string() {
     printf '  "kernel_package": %s,\n' "$(json_string "$(cat "$work/out/kernel_package")")"
     printf '  "cmdline": %s,\n' "$(json_string "$CMDLINE")"
     printf '  "host_key": %s,\n' "$(json_string "$(cat "$work/out/host_key")")"
-    printf '  "ssh_port": "%s",\n' "$SSH_PORT"
+    printf '  "ssh_port": "%s",\n' "${SSH_PORTS[0]}"
+    printf '  "ssh_ports": [%s],\n' "$(printf '"%s", ' "${SSH_PORTS[@]}" | sed 's/, $//')"
     printf '  "agent_port": "%s",\n' "$AGENT_PORT"
     printf '  "packages": [\n'
     sed 's/^.*$/    "&"/; $!s/$/,/' "$work/out/packages"

@@ -74,6 +74,61 @@ void TestRunStatusText::results_data()
                                     "Timed out after 2.00 s: script killed · boot 6.42 s")
                              << int(ResultKind::Warning);
 
+    // A limit says which one: the note first, then the guest's own outcome where the host did
+    // not end the script.
+    RunResult memory = killed;
+    memory.wallMs = 3100;
+    memory.limit = RunLimit::Memory;
+    memory.limitNote = QStringLiteral("the memory limit of 256 MiB was hit: the guest's kernel "
+                                      "killed python3 (pid 231) for lack of memory");
+    QTest::newRow("memory limit")
+        << memory
+        << QStringLiteral("The memory limit of 256 MiB was hit: the guest's kernel killed python3 "
+                          "(pid 231) for lack of memory · killed by signal 9 (SIGKILL) · boot "
+                          "6.42 s · script 3.10 s")
+        << int(ResultKind::Warning);
+
+    RunResult disk = failed;
+    disk.exitStatus = 1;
+    disk.limit = RunLimit::Disk;
+    disk.limitNote =
+        QStringLiteral("the disk limit of 4 GiB was hit: the guest's root file system is full");
+    QTest::newRow("disk limit")
+        << disk
+        << QStringLiteral("The disk limit of 4 GiB was hit: the guest's root file system is full "
+                          "· exit status 1 · boot 6.42 s · script 85 ms")
+        << int(ResultKind::Warning);
+
+    RunResult capped = killed;
+    capped.limit = RunLimit::OutputCap;
+    capped.limitNote = QStringLiteral("stdout passed the output cap of 1024 bytes; the rest was "
+                                      "dropped and the script killed");
+    QTest::newRow("output cap")
+        << capped
+        << QStringLiteral("Stdout passed the output cap of 1024 bytes; the rest was dropped and "
+                          "the script killed · boot 6.42 s · script 85 ms")
+        << int(ResultKind::Warning);
+
+    RunResult cappedEnded = ok; // the script ended before the kill: still not a success
+    cappedEnded.limit = RunLimit::OutputCap;
+    cappedEnded.limitNote =
+        QStringLiteral("stdout passed the output cap of 1024 bytes; the rest was dropped");
+    QTest::newRow("output cap, ended")
+        << cappedEnded
+        << QStringLiteral("Stdout passed the output cap of 1024 bytes; the rest was dropped · "
+                          "boot 6.42 s · script 85 ms")
+        << int(ResultKind::Warning);
+
+    RunResult lifetime = timedOut;
+    lifetime.limit = RunLimit::Lifetime;
+    lifetime.limitNote =
+        QStringLiteral("the session lifetime of 20 s ran out; the script was killed");
+    QTest::newRow("lifetime")
+        << lifetime
+        << QStringLiteral("The session lifetime of 20 s ran out; the script was killed · boot "
+                          "6.42 s · script 2.00 s")
+        << int(ResultKind::Warning);
+
     RunResult cancelled;
     cancelled.cancelled = true;
     QTest::newRow("cancelled") << cancelled << QStringLiteral("Cancelled")

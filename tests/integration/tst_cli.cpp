@@ -1,5 +1,6 @@
 // The sbw command as a user runs it: exact stdout/stderr bytes and exit codes.
 
+#include "CommandLog.h"
 #include "TestEnvironment.h"
 
 #include <QProcess>
@@ -17,14 +18,19 @@ struct CliResult
     int exitCode = -1;
 };
 
-CliResult sbwRun(const QStringList& arguments, int timeoutMs = 300000)
+CliResult sbwCli(const QStringList& arguments, int timeoutMs = 300000)
 {
     QProcess process;
-    process.start(QStringLiteral(SBW_CLI_PATH), QStringList{QStringLiteral("run")} + arguments);
+    process.start(QStringLiteral(SBW_CLI_PATH), arguments);
     process.closeWriteChannel();
     if (!process.waitForFinished(timeoutMs))
         return {};
     return {process.readAllStandardOutput(), process.readAllStandardError(), process.exitCode()};
+}
+
+CliResult sbwRun(const QStringList& arguments, int timeoutMs = 300000)
+{
+    return sbwCli(QStringList{QStringLiteral("run")} + arguments, timeoutMs);
 }
 
 } // namespace
@@ -46,6 +52,23 @@ private Q_SLOTS:
         QCOMPARE(r.out, QByteArray("42\n"));
         QCOMPARE(r.err, QByteArray("e\n"));
         QCOMPARE(r.exitCode, 0);
+
+        // The run is one row of the command log, with the script and its output.
+        auto log = sbw::CommandLog::open(sbw::CommandLog::defaultPath());
+        QVERIFY(log.ok());
+        sbw::LogFilter filter;
+        filter.text = QStringLiteral("print(6*7)");
+        const auto rows = log.value()->rows(filter, 1);
+        QVERIFY(rows.ok() && rows.value().size() == 1);
+        const sbw::ActionRecord row = rows.value().first();
+        QCOMPARE(row.kind, sbw::ActionKind::Run);
+        QCOMPARE(row.actor.kind, sbw::Actor::Kind::Cli);
+        QVERIFY2(row.sandbox.startsWith(QStringLiteral("sbw-run-")), qPrintable(row.sandbox));
+        QCOMPARE(row.command, QStringLiteral("import sys\nprint(6*7)\nprint('e', file=sys.stderr)"));
+        QCOMPARE(row.outcome, sbw::Outcome::Succeeded);
+        QCOMPARE(row.exitStatus, std::optional<int>(0));
+        QCOMPARE(log.value()->output(row.id, sbw::OutputStream::Stdout).value(), QByteArray("42\n"));
+        QCOMPARE(log.value()->output(row.id, sbw::OutputStream::Stderr).value(), QByteArray("e\n"));
     }
 
     void scriptFileAndShellExitStatus()
@@ -81,6 +104,89 @@ private Q_SLOTS:
     {
         QCOMPARE(sbwRun({}).exitCode, 2);
         QCOMPARE(sbwRun({QStringLiteral("--lang"), QStringLiteral("cobol"), QStringLiteral("-c"), QStringLiteral("x")}).exitCode, 2);
+    }
+
+    void limitFlagsInHelp()
+    {
+        const CliResult help = sbwRun({QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        for (const char* text :
+             {"--cpu-share <PERCENT>", "(default 0 = no limit; up to 100 per vCPU)", "--disk <GIB>",
+              "(default: the image's size, 4 for minimal)", "--lifetime <S>", "(default 0 = none)",
+              "--output-cap <BYTES>", "(default 64M, 0 = none)", "--timeout <S>", "--memory <MIB>"})
+            QVERIFY2(help.out.simplified().contains(text), text);
+        const CliResult ws = sbwCli({QStringLiteral("ws"), QStringLiteral("--help")});
+        QVERIFY2(ws.out.contains("[--cpu-share PERCENT]"), ws.out.constData());
+    }
+
+    void badLimitValuesAreUsageErrors_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QByteArray>("error");
+        const QString run = QStringLiteral("run");
+        const QStringList code{QStringLiteral("-c"), QStringLiteral("print(1)")};
+        QTest::newRow("cpu-share word")
+            << QStringList{run, QStringLiteral("--cpu-share"), QStringLiteral("half")} + code
+            << QByteArray("sbw: --cpu-share needs a percentage of one host core, e.g. 50\n");
+        QTest::newRow("cpu-share above the vCPUs")
+            << QStringList{run, QStringLiteral("--cpu-share"), QStringLiteral("250"),
+                           QStringLiteral("--vcpus"), QStringLiteral("2")} + code
+            << QByteArray("sbw: --cpu-share: a CPU share is a percentage of one host core from 1 "
+                          "to 200 (100 per vCPU), or 0 for no limit; 250 is not\n");
+        QTest::newRow("lifetime negative")
+            << QStringList{run, QStringLiteral("--lifetime"), QStringLiteral("-1")} + code
+            << QByteArray("sbw: --lifetime needs a number of seconds\n");
+        QTest::newRow("output-cap unit")
+            << QStringList{run, QStringLiteral("--output-cap"), QStringLiteral("10X")} + code
+            << QByteArray("sbw: --output-cap needs a size in bytes, e.g. 65536, 64K or 16M\n");
+        QTest::newRow("disk zero")
+            << QStringList{run, QStringLiteral("--disk"), QStringLiteral("0")} + code
+            << QByteArray("sbw: --disk needs a whole number of GiB, e.g. 8\n");
+        QTest::newRow("disk below the image")
+            << QStringList{run, QStringLiteral("--disk"), QStringLiteral("2")} + code
+            << QByteArray("sbw: --disk: the disk limit of 2 GiB is below the size of image "
+                          "'minimal' (4 GiB): use 4 GiB or more\n");
+        QTest::newRow("ws disk below the image")
+            << QStringList{QStringLiteral("ws"), QStringLiteral("create"), QStringLiteral("small"),
+                           QStringLiteral("--disk"), QStringLiteral("1")}
+            << QByteArray("sbw: --disk: the disk limit of 1 GiB is below the size of image "
+                          "'minimal' (4 GiB): use 4 GiB or more\n");
+        QTest::newRow("ws cpu-share")
+            << QStringList{QStringLiteral("ws"), QStringLiteral("create"), QStringLiteral("busy"),
+                           QStringLiteral("--cpu-share"), QStringLiteral("101")}
+            << QByteArray("sbw: --cpu-share: a CPU share is a percentage of one host core from 1 "
+                          "to 100 (100 per vCPU), or 0 for no limit; 101 is not\n");
+    }
+
+    void badLimitValuesAreUsageErrors()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QByteArray, error);
+        const CliResult r = sbwCli(arguments);
+        QCOMPARE(r.err, error);
+        QCOMPARE(r.out, QByteArray());
+        QCOMPARE(r.exitCode, 2);
+    }
+
+    void diskAndOutputCapFlags()
+    {
+        // One guest: its root file system fills the 5 GiB disk, and endless output ends at a
+        // cap of 64 KiB with the cap named on stderr.
+        const CliResult r = sbwRun({QStringLiteral("--lang"), QStringLiteral("sh"), QStringLiteral("--disk"),
+                                    QStringLiteral("5"), QStringLiteral("--output-cap"), QStringLiteral("64K"),
+                                    QStringLiteral("-c"),
+                                    QStringLiteral("df -B1 --output=size / | tail -n 1; "
+                                                   "tr '\\0' x < /dev/zero")});
+        QCOMPARE(r.exitCode, 137);
+        QCOMPARE(r.err, QByteArray("sbw: stdout passed the output cap of 65536 bytes; the rest "
+                                   "was dropped and the script killed\n"));
+        QCOMPARE(r.out.size(), 65536);
+        const qsizetype newline = r.out.indexOf('\n');
+        const qint64 rootBytes = r.out.left(newline).toLongLong();
+        // ext4 keeps some of the disk for its own metadata (inode tables, journal).
+        QVERIFY2(rootBytes > (qint64(47) << 30) / 10 && rootBytes <= (qint64(5) << 30),
+                 r.out.left(newline).constData());
+        QCOMPARE(r.out.mid(newline + 1), QByteArray(65536 - newline - 1, 'x'));
     }
 
     void interruptCancelsAndCleansUp()

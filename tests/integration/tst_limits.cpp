@@ -1,25 +1,42 @@
-// Limits enforced on the host, on real microVMs: the CPU share caps a busy loop (read by the
-// stats sampler), network none leaves the guest only lo and no route out, the output cap and
-// the session lifetime end runs and say so in the result.
+// Limits enforced on the host, on real microVMs. One workspace (1 vCPU, CPU share 30 % of one
+// host core, 5 GiB disk) runs through the whole executable: its CPU share caps a busy loop (read
+// by the stats sampler), network none leaves it only lo, its root file system fills its 5 GiB.
+// Beside it, ephemeral runs hit each limit (a fork bomb its timeout, a memory hog the memory
+// limit, dd the disk limit, 100 MB of output the output cap, a sleeper the session lifetime);
+// each says which limit in its result and in the run pane's status text. While each script runs
+// the workspace answers, and afterwards its files are intact.
 
 #include "EphemeralRun.h"
 #include "GuestSession.h"
 #include "HypervisorConnection.h"
-#include "Sandbox.h"
+#include "RunStatusText.h"
 #include "StatsSampler.h"
 #include "TestEnvironment.h"
+#include "Workspace.h"
 
+#include <QElapsedTimer>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
+#include <thread>
+
 using namespace std::chrono_literals;
+
+namespace {
+
+const QString kName = QStringLiteral("test-limits");
+
+} // namespace
 
 class TestLimits : public QObject
 {
     Q_OBJECT
 
+    QTemporaryDir m_data;
     std::unique_ptr<sbw::HypervisorConnection> m_connection;
-    std::unique_ptr<sbw::Sandbox> m_sandbox; ///< 1 vCPU, CPU share 30 % of one host core
+    std::unique_ptr<sbw::Workspace> m_workspace;
+    QByteArray m_keptSum; ///< sha256sum of the workspace's /root/kept.bin
 
     struct Captured
     {
@@ -28,7 +45,8 @@ class TestLimits : public QObject
         sbw::ExecStatus status;
     };
 
-    Captured run(const QByteArray& command)
+    /// `command` in the workspace (its shell, in /root).
+    Captured inWorkspace(const QByteArray& command)
     {
         Captured c;
         sbw::ExecRequest request;
@@ -36,44 +54,130 @@ class TestLimits : public QObject
         request.timeout = 60s;
         request.onStdout = [&](QByteArrayView bytes) { c.out.append(bytes); };
         request.onStderr = [&](QByteArrayView bytes) { c.err.append(bytes); };
-        auto status = m_sandbox->session().exec(request);
+        auto status = m_workspace->exec(request, std::chrono::steady_clock::now() + 180s);
         if (status)
             c.status = status.value();
         else
-            qWarning() << status.error().message;
+            c.err = status.error().message.toUtf8();
         return c;
+    }
+
+    /// A run, and how the workspace answered `echo ok` while the run's script ran.
+    struct Beside
+    {
+        sbw::RunResult result;
+        QByteArray echo;      ///< the workspace's answer, asked `into` after the script started
+        qint64 echoMs = -1;   ///< how long it took; -1 when the script ended before
+    };
+
+    /// Runs `options` in a fresh microVM on a worker thread and, `into` after its script
+    /// started, runs `echo ok` in the workspace.
+    Beside runBeside(const sbw::RunOptions& options, std::chrono::milliseconds into = 3s)
+    {
+        Beside beside;
+        std::atomic_bool running{false};
+        std::atomic_bool done{false};
+        sbw::RunCallbacks callbacks;
+        callbacks.onPhase = [&](sbw::RunPhase phase) {
+            if (phase == sbw::RunPhase::Running)
+                running = true;
+        };
+        std::thread worker([&] {
+            beside.result = sbw::runEphemeral(*m_connection, options, callbacks, nullptr);
+            done = true;
+        });
+        while (!running && !done)
+            std::this_thread::sleep_for(100ms);
+        std::this_thread::sleep_for(into);
+        if (!done) {
+            QElapsedTimer answer;
+            answer.start();
+            beside.echo = inWorkspace("echo ok").out;
+            beside.echoMs = answer.elapsed();
+        }
+        worker.join();
+        const sbw::RunResult& r = beside.result;
+        qInfo() << "result:" << r.summary() << "boot" << r.bootMs << "ms, script" << r.wallMs
+                << "ms, total" << r.totalMs << "ms; workspace answered in" << beside.echoMs << "ms";
+        return beside;
+    }
+
+    /// The workspace kept running beside the run: it answered while the script ran (when the
+    /// script was still running), answers now, and its files are as they were.
+    void workspaceIsIntact(const Beside& beside)
+    {
+        if (beside.echoMs >= 0) {
+            QCOMPARE(beside.echo, QByteArray("ok\n"));
+            QVERIFY2(beside.echoMs < 10000, qPrintable(QString::number(beside.echoMs)));
+        }
+        QElapsedTimer answer;
+        answer.start();
+        const Captured echo = inWorkspace("echo ok");
+        QCOMPARE(echo.out, QByteArray("ok\n"));
+        QVERIFY2(answer.elapsed() < 5000, qPrintable(QString::number(answer.elapsed())));
+        QCOMPARE(inWorkspace("sha256sum /root/kept.bin").out, m_keptSum);
+    }
+
+    void removeLeftover()
+    {
+        if (auto old = sbw::Workspace::open(*m_connection, kName))
+            QVERIFY(old.value()->remove().ok());
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
+        qputenv("XDG_DATA_HOME", m_data.path().toUtf8()); // own records and key
         m_connection = std::make_unique<sbw::HypervisorConnection>(sbw::test::guestUri());
-        sbw::SandboxOptions options;
-        options.cpuSharePercent = 30;
-        auto sandbox = sbw::Sandbox::start(*m_connection, options);
-        QVERIFY2(sandbox.ok(), sandbox ? "" : qPrintable(sandbox.error().message));
-        m_sandbox = std::move(sandbox.value());
-        auto ready = m_sandbox->waitReady(nullptr);
-        QVERIFY2(ready.ok(), ready ? "" : qPrintable(ready.error().message));
+        QVERIFY(m_connection->ensureOpen().ok());
+        removeLeftover();
+        sbw::WorkspaceSettings settings;
+        settings.memoryMiB = 256;
+        settings.cpuSharePercent = 30;
+        settings.diskGiB = 5;
+        auto created = sbw::Workspace::create(*m_connection, kName, settings);
+        QVERIFY2(created.ok(), created ? "" : qPrintable(created.error().message));
+        m_workspace = std::move(created.value());
+        QCOMPARE(m_workspace->record().settings.cpuSharePercent, 30);
+        QVERIFY(m_workspace->start().ok());
+        const Captured kept =
+            inWorkspace("head -c 1048576 /dev/urandom > kept.bin && sync && sha256sum /root/kept.bin");
+        QVERIFY2(kept.status.exitStatus == 0, kept.err.constData());
+        m_keptSum = kept.out;
+    }
+
+    void cleanupTestCase()
+    {
+        m_workspace.reset();
+        if (m_connection)
+            removeLeftover();
+    }
+
+    void workspaceFillsItsDisk()
+    {
+        // The guest grew ext4 online to the 5 GiB overlay; ext4's own metadata takes a little.
+        const Captured df = inWorkspace("df -B1 --output=size / | tail -n 1");
+        const qint64 bytes = df.out.trimmed().toLongLong();
+        QVERIFY2(bytes > (qint64(47) << 30) / 10 && bytes <= qint64(5) << 30, df.out.constData());
     }
 
     void cpuShareCapsABusyLoop()
     {
         sbw::StatsSampler sampler(m_connection.get());
         QSignalSpy ticks(&sampler, &sbw::StatsSampler::sampled);
-        run("yes >/dev/null 2>&1 </dev/null & exit 0");
+        inWorkspace("yes >/dev/null 2>&1 </dev/null & exit 0");
         sampler.start();
         while (ticks.size() < 6)
             QVERIFY(ticks.wait(5000));
         sampler.stop();
-        run("pkill yes; exit 0");
+        inWorkspace("pkill yes; exit 0");
         QStringList figures;
         double sum = 0;
         int count = 0;
         for (const QList<QVariant>& args : std::as_const(ticks).mid(2)) {
             for (const sbw::SandboxSample& s :
                  args.constFirst().value<sbw::StatsTick>().sandboxes) {
-                if (s.name != m_sandbox->domainName() || !s.cpuPercent)
+                if (s.name != m_workspace->record().domainName || !s.cpuPercent)
                     continue;
                 figures << QString::number(*s.cpuPercent, 'f', 1);
                 sum += *s.cpuPercent;
@@ -87,30 +191,103 @@ private Q_SLOTS:
 
     void networkNoneHasOnlyLoopback()
     {
-        const Captured links = run("exec ls /sys/class/net");
+        const Captured links = inWorkspace("exec ls /sys/class/net");
         QCOMPARE(links.out, QByteArray("lo\n"));
-        const Captured connect = run("exec python3 -c 'import socket; s=socket.socket(); "
-                                     "s.settimeout(5); s.connect((\"1.1.1.1\", 80))'");
+        const Captured connect = inWorkspace("exec python3 -c 'import socket; s=socket.socket(); "
+                                             "s.settimeout(5); s.connect((\"1.1.1.1\", 80))'");
         QCOMPARE(connect.status.exitStatus, std::optional<int>(1));
         QVERIFY2(connect.err.contains("Network is unreachable"), connect.err.constData());
     }
 
-    void outputCapEndsTheRun()
+    void forkBombEndsByItsTimeout()
     {
-        m_sandbox.reset(); // one guest at a time on a 2-core host
         sbw::RunOptions options;
-        options.code = "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n";
-        options.outputCapBytes = 1 << 20;
+        options.language = sbw::Language::Shell;
+        options.code = "bomb() { bomb | bomb & }; bomb\n";
+        options.timeout = 10s;
+        // The bomb can leave the guest no process to run the kill with; the run then ends by
+        // destroying the microVM, still as a timeout.
+        const Beside beside = runBeside(options, 6s);
+        const sbw::RunResult& result = beside.result;
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QCOMPARE(result.limit, std::optional<sbw::RunLimit>(sbw::RunLimit::Timeout));
+        QVERIFY(result.timedOut);
+        QCOMPARE(result.cliExitCode(), 124);
+        QVERIFY2(sbw::resultText(result).startsWith(QLatin1String("Timed out after ")),
+                 qPrintable(sbw::resultText(result)));
+        QVERIFY(beside.echoMs >= 0);
+        workspaceIsIntact(beside);
+    }
+
+    void memoryHogHitsTheMemoryLimit()
+    {
+        sbw::RunOptions options;
+        options.code = "chunks = []\nwhile True:\n    chunks.append(b'x' * (8 << 20))\n";
+        options.sandbox.memoryMiB = 256;
+        const Beside beside = runBeside(options);
+        const sbw::RunResult& result = beside.result;
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QCOMPARE(result.limit, std::optional<sbw::RunLimit>(sbw::RunLimit::Memory));
+        QCOMPARE(result.signal, std::optional<int>(9));
+        QCOMPARE(result.cliExitCode(), 137);
+        QVERIFY2(result.summary().startsWith(
+                     QLatin1String("the memory limit of 256 MiB was hit: the guest's kernel "
+                                   "killed python3 (pid ")),
+                 qPrintable(result.summary()));
+        const QString status = sbw::resultText(result);
+        QVERIFY2(status.startsWith(QLatin1String("The memory limit of 256 MiB was hit")) &&
+                     status.contains(QLatin1String("killed by signal 9 (SIGKILL)")),
+                 qPrintable(status));
+        workspaceIsIntact(beside);
+    }
+
+    void diskFullIsReported()
+    {
+        // Writing all 3.5 GiB takes 90 s under TCG, so fallocate takes all but the last 64 MiB
+        // first (ext4 counts it as used, nothing is written), and dd writes until no byte fits.
+        sbw::RunOptions options;
+        options.language = sbw::Language::Shell;
+        options.code = "fallocate -l $(($(stat -f -c '%a * %S' /) - 67108864)) /root/taken\n"
+                       "exec dd if=/dev/zero of=/root/fill bs=4M\n";
         options.timeout = 120s;
-        const sbw::RunResult result = sbw::runEphemeral(*m_connection, options, {}, nullptr);
+        const Beside beside = runBeside(options, 1s);
+        const sbw::RunResult& result = beside.result;
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QCOMPARE(result.exitStatus, std::optional<int>(1));
+        QVERIFY2(result.stderrData.contains("No space left on device"), result.stderrData.constData());
+        QCOMPARE(result.limit, std::optional<sbw::RunLimit>(sbw::RunLimit::Disk));
+        QCOMPARE(result.summary(), QStringLiteral("the disk limit of 4 GiB was hit: the guest's "
+                                                  "root file system is full"));
+        QVERIFY2(sbw::resultText(result).startsWith(
+                     QStringLiteral("The disk limit of 4 GiB was hit: the guest's root file system "
+                                   "is full · exit status 1 · boot ")),
+                 qPrintable(sbw::resultText(result)));
+        QCOMPARE(result.cliExitCode(), 1);
+        workspaceIsIntact(beside);
+    }
+
+    void outputCapEndsAHundredMegabytes()
+    {
+        // 100 MB on stdout against the default cap of 64 MiB per stream.
+        sbw::RunOptions options;
+        options.code = "import sys\nfor _ in range(100):\n    sys.stdout.write('x' * 1000000)\n";
+        options.timeout = 120s;
+        const qint64 cap = sbw::RunOptions::kDefaultOutputCapBytes;
+        const Beside beside = runBeside(options, 1s);
+        const sbw::RunResult& result = beside.result;
         QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
         QCOMPARE(result.limit, std::optional<sbw::RunLimit>(sbw::RunLimit::OutputCap));
-        QCOMPARE(result.stdoutData.size(), qsizetype(1 << 20));
-        QCOMPARE(result.stdoutData, QByteArray(1 << 20, 'x'));
-        QCOMPARE(result.summary(), QStringLiteral("stdout passed the output cap of 1048576 bytes; "
+        QCOMPARE(result.stdoutData.size(), qsizetype(cap));
+        QCOMPARE(result.stdoutData, QByteArray(cap, 'x'));
+        QCOMPARE(result.summary(), QStringLiteral("stdout passed the output cap of 67108864 bytes; "
                                                   "the rest was dropped and the script killed"));
+        QVERIFY2(sbw::resultText(result).startsWith(
+                     QLatin1String("Stdout passed the output cap of 67108864 bytes")),
+                 qPrintable(sbw::resultText(result)));
+        QCOMPARE(result.cliExitCode(), 137);
         QVERIFY(!result.cancelled);
         QVERIFY(!result.timedOut);
+        workspaceIsIntact(beside);
     }
 
     void lifetimeEndsTheRun()
@@ -119,7 +296,8 @@ private Q_SLOTS:
         options.code = "import time\ntime.sleep(300)\n";
         options.timeout = 120s;
         options.lifetime = 25s;
-        const sbw::RunResult result = sbw::runEphemeral(*m_connection, options, {}, nullptr);
+        const Beside beside = runBeside(options);
+        const sbw::RunResult& result = beside.result;
         QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
         QCOMPARE(result.limit, std::optional<sbw::RunLimit>(sbw::RunLimit::Lifetime));
         QVERIFY(result.timedOut);
@@ -127,6 +305,7 @@ private Q_SLOTS:
         QCOMPARE(result.summary(),
                  QStringLiteral("the session lifetime of 25 s ran out; the script was killed"));
         QVERIFY2(result.totalMs < 25000 + 15000, qPrintable(QString::number(result.totalMs)));
+        workspaceIsIntact(beside);
     }
 };
 

@@ -1,22 +1,31 @@
-// A persistent workspace on a real guest: files survive stop/start, a process survives
-// pause/resume and hibernate/wake across a libvirtd restart, checkpoints revert disk and
-// memory, and the `sbw ws` CLI drives it. One workspace for the whole executable.
+// A persistent workspace on a real guest: NAT reaches the host and resolves names, files and
+// packages (.deb, wheel) survive stop/start, a process survives pause/resume and hibernate/wake
+// across a libvirtd restart, checkpoints revert disk and memory, and the `sbw ws` CLI drives it,
+// also while another session holds the workspace. One NAT workspace for the whole executable.
 
 #include "HypervisorConnection.h"
+#include "SftpClient.h"
 #include "StoragePool.h"
 #include "TestEnvironment.h"
 #include "Workspace.h"
 #include "WorkspaceManager.h"
 
+#include <QCryptographicHash>
+#include <QDataStream>
 #include <QDateTime>
 #include <QFile>
+#include <QHostInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <csignal>
 #include <libvirt/libvirt.h>
 
@@ -39,6 +48,116 @@ Output sbwWs(const QStringList& arguments)
     if (!process.waitForFinished(300000))
         return {};
     return {process.readAllStandardOutput(), process.readAllStandardError(), process.exitCode()};
+}
+
+/// An HTTP server on the host's loopback that answers every GET with `body`. It runs on its
+/// own thread because the test's thread blocks in Workspace::exec(). A guest on the user-mode
+/// network reaches the host's loopback at its gateway, 10.0.2.2.
+class LoopbackHttpServer
+{
+public:
+    explicit LoopbackHttpServer(const QByteArray& body) : m_server(new QTcpServer)
+    {
+        m_server->moveToThread(&m_thread);
+        m_thread.start();
+        QMetaObject::invokeMethod(
+            m_server,
+            [this, body] {
+                QObject::connect(m_server, &QTcpServer::newConnection, m_server, [this, body] {
+                    QTcpSocket* socket = m_server->nextPendingConnection();
+                    QObject::connect(socket, &QTcpSocket::readyRead, socket, [socket, body] {
+                        if (!socket->peek(65536).contains("\r\n\r\n"))
+                            return; // the request's header is not complete yet
+                        socket->write("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n"
+                                      "Content-Length: " +
+                                      QByteArray::number(body.size()) + "\r\n\r\n" + body);
+                        socket->disconnectFromHost();
+                    });
+                    QObject::connect(socket, &QTcpSocket::disconnected, socket,
+                                     &QObject::deleteLater);
+                });
+                m_server->listen(QHostAddress::LocalHost);
+            },
+            Qt::BlockingQueuedConnection);
+    }
+
+    ~LoopbackHttpServer()
+    {
+        QMetaObject::invokeMethod(m_server, [this] { delete m_server; },
+                                  Qt::BlockingQueuedConnection);
+        m_thread.quit();
+        m_thread.wait();
+    }
+
+    quint16 port() const { return m_server->serverPort(); }
+
+private:
+    QThread m_thread;
+    QTcpServer* m_server; ///< lives on m_thread
+};
+
+/// CRC-32 (the zip/zlib polynomial) of `data`.
+quint32 crc32(const QByteArray& data)
+{
+    quint32 crc = 0xFFFFFFFFu;
+    for (const char byte : data) {
+        crc ^= quint8(byte);
+        for (int bit = 0; bit < 8; ++bit)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+/// A zip archive of `files` (path, content), stored without compression, as wheels may be.
+QByteArray zipStored(const QList<std::pair<QByteArray, QByteArray>>& files)
+{
+    QByteArray archive;
+    QByteArray directory;
+    QDataStream out(&archive, QIODevice::WriteOnly);
+    QDataStream dir(&directory, QIODevice::WriteOnly);
+    out.setByteOrder(QDataStream::LittleEndian);
+    dir.setByteOrder(QDataStream::LittleEndian);
+    const quint16 dosDate = (1 << 5) | 1; // 1980-01-01, 00:00
+    for (const auto& [path, content] : files) {
+        const quint32 offset = quint32(archive.size());
+        const quint32 crc = crc32(content);
+        const quint32 size = quint32(content.size());
+        out << quint32(0x04034b50) << quint16(20) << quint16(0) << quint16(0) << quint16(0)
+            << dosDate << crc << size << size << quint16(path.size()) << quint16(0);
+        out.writeRawData(path.constData(), int(path.size()));
+        out.writeRawData(content.constData(), int(content.size()));
+        dir << quint32(0x02014b50) << quint16(20) << quint16(20) << quint16(0) << quint16(0)
+            << quint16(0) << dosDate << crc << size << size << quint16(path.size()) << quint16(0)
+            << quint16(0) << quint16(0) << quint16(0) << quint32(0100644u << 16) << offset;
+        dir.writeRawData(path.constData(), int(path.size()));
+    }
+    const quint32 directoryOffset = quint32(archive.size());
+    out.writeRawData(directory.constData(), int(directory.size()));
+    out << quint32(0x06054b50) << quint16(0) << quint16(0) << quint16(files.size())
+        << quint16(files.size()) << quint32(directory.size()) << directoryOffset << quint16(0);
+    return archive;
+}
+
+/// The pure-Python wheel sbw_hello-1.0-py3-none-any.whl: module sbw_hello with greeting().
+QByteArray helloWheel()
+{
+    QList<std::pair<QByteArray, QByteArray>> files = {
+        {"sbw_hello/__init__.py", "def greeting():\n    return 'hello from a wheel'\n"},
+        {"sbw_hello-1.0.dist-info/METADATA",
+         "Metadata-Version: 2.1\nName: sbw-hello\nVersion: 1.0\nSummary: test package\n"},
+        {"sbw_hello-1.0.dist-info/WHEEL",
+         "Wheel-Version: 1.0\nGenerator: tst_workspace\nRoot-Is-Purelib: true\n"
+         "Tag: py3-none-any\n"},
+    };
+    QByteArray record;
+    for (const auto& [path, content] : files)
+        record += path + ",sha256=" +
+                  QCryptographicHash::hash(content, QCryptographicHash::Sha256)
+                      .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals) +
+                  ',' + QByteArray::number(content.size()) + '\n';
+    record += "sbw_hello-1.0.dist-info/RECORD,,\n";
+    files.append({"sbw_hello-1.0.dist-info/RECORD", record});
+    return zipStored(files);
 }
 
 QStringList leftovers(const QString& uri)
@@ -70,6 +189,7 @@ class TestWorkspace : public QObject
     QTemporaryDir m_data;
     std::unique_ptr<sbw::HypervisorConnection> m_connection;
     std::unique_ptr<sbw::WorkspaceManager> m_manager;
+    LoopbackHttpServer m_http{"served by the host\n"};
 
     sbw::Workspace& ws() { return *m_manager->workspace(kName); }
 
@@ -98,6 +218,20 @@ class TestWorkspace : public QObject
                         QDateTime::currentMSecsSinceEpoch() / 1000.0);
     }
 
+    /// What the guest's python3 gets for http://10.0.2.2:PORT/page (m_http on the host).
+    Output fetchFromHost()
+    {
+        return run(QStringLiteral(
+                       "exec python3 -c 'import sys, urllib.request; sys.stdout.buffer.write("
+                       "urllib.request.urlopen(\"http://10.0.2.2:%1/page\", timeout=30).read())'")
+                       .arg(m_http.port()));
+    }
+
+    static std::chrono::steady_clock::time_point inSeconds(int seconds)
+    {
+        return std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    }
+
     void removeLeftover()
     {
         if (auto old = sbw::Workspace::open(*m_connection, kName))
@@ -113,14 +247,17 @@ private Q_SLOTS:
         QVERIFY(m_connection->ensureOpen().ok());
         removeLeftover();
 
-        const Output created = sbwWs({QStringLiteral("create"), kName, QStringLiteral("--memory"),
-                                      QStringLiteral("256"), QStringLiteral("--json")});
+        const Output created =
+            sbwWs({QStringLiteral("create"), kName, QStringLiteral("--memory"),
+                   QStringLiteral("256"), QStringLiteral("--network"), QStringLiteral("nat"),
+                   QStringLiteral("--json")});
         QVERIFY2(created.exitCode == 0, created.err.constData());
         const QJsonObject record = QJsonDocument::fromJson(created.out).object();
         QCOMPARE(record.value(QStringLiteral("name")).toString(), kName);
         QCOMPARE(record.value(QStringLiteral("domain")).toString(),
                  QStringLiteral("sbw-ws-test-core"));
         QCOMPARE(record.value(QStringLiteral("memory_mib")).toInt(), 256);
+        QCOMPARE(record.value(QStringLiteral("network")).toString(), QStringLiteral("nat"));
         QVERIFY(QFile::exists(m_data.path() +
                               QStringLiteral("/sandbox-workbench/workspaces/test-core.json")));
 
@@ -141,11 +278,42 @@ private Q_SLOTS:
         QCOMPARE(leftovers(sbw::test::guestUri()), QStringList());
     }
 
+    void natReachesTheHost()
+    {
+        // One NIC besides lo, IPv4 only, a default route through the user-mode network's
+        // gateway (0202000A is 10.0.2.2 as /proc/net/route writes it), its DNS forwarder.
+        QCOMPARE(run(QStringLiteral(
+                         "ls /sys/class/net; cat /proc/sys/net/ipv6/conf/eth0/disable_ipv6; "
+                         "while read -r dev dest gw _; do [ $dest = 00000000 ] && "
+                         "echo default via $gw dev $dev; done </proc/net/route; "
+                         "cat /etc/resolv.conf")).out,
+                 QByteArray("eth0\nlo\n1\ndefault via 0202000A dev eth0\nnameserver 10.0.2.3\n"));
+        const Output page = fetchFromHost();
+        QVERIFY2(page.exitCode == 0, page.err.constData());
+        QCOMPARE(page.out, QByteArray("served by the host\n"));
+    }
+
+    void natResolvesNames()
+    {
+        // Names are resolved by the host's resolver (through the forwarder at 10.0.2.3); a name
+        // the image build needed is one the host can resolve, unless it has no DNS at all.
+        const QString name = QStringLiteral("deb.debian.org");
+        if (QHostInfo::fromName(name).error() != QHostInfo::NoError)
+            QSKIP("the host cannot resolve deb.debian.org");
+        const Output resolved = run(QStringLiteral(
+            "exec python3 -c 'import socket; "
+            "print(sorted({a[4][0] for a in socket.getaddrinfo(\"%1\", 80)}))'").arg(name));
+        QVERIFY2(resolved.exitCode == 0, resolved.err.constData());
+        QVERIFY2(QRegularExpression(QStringLiteral(R"(^\['\d+\.\d+\.\d+\.\d+'.*\]\n$)"))
+                     .match(QString::fromUtf8(resolved.out))
+                     .hasMatch(),
+                 resolved.out.constData());
+    }
+
     void fileAndPackageSurviveStopAndStart()
     {
         QCOMPARE(run(QStringLiteral("echo kept > /root/file && sync")).exitCode, 0);
-        // A package installed from a local .deb (built in the guest: the workspace has no
-        // network) stays installed.
+        // A package installed from a local .deb (built in the guest) stays installed.
         const Output installed = run(QStringLiteral(
             "set -e; d=/tmp/pkg; mkdir -p $d/DEBIAN $d/usr/local/bin; "
             "printf 'Package: sbw-hello\\nVersion: 1.0\\nArchitecture: all\\n"
@@ -154,6 +322,22 @@ private Q_SLOTS:
             "chmod 755 $d/usr/local/bin/sbw-hello; dpkg-deb --build $d /root/sbw-hello.deb >/dev/null; "
             "dpkg -i /root/sbw-hello.deb >/dev/null; sync"));
         QVERIFY2(installed.exitCode == 0, installed.err.constData());
+        // So does one installed with pip from a wheel file uploaded over SFTP.
+        QFile wheel(m_data.filePath(QStringLiteral("sbw_hello-1.0-py3-none-any.whl")));
+        QVERIFY(wheel.open(QIODevice::WriteOnly));
+        wheel.write(helloWheel());
+        wheel.close();
+        auto session = ws().session(inSeconds(60));
+        QVERIFY2(session.ok(), session ? "" : qPrintable(session.error().message));
+        auto sftp = session.value()->openSftp();
+        QVERIFY2(sftp.ok(), sftp ? "" : qPrintable(sftp.error().message));
+        QVERIFY(sftp.value()->upload(wheel.fileName(), "sbw_hello-1.0-py3-none-any.whl").ok());
+        sftp.value().reset();
+        session.value().reset();
+        const Output pip = run(QStringLiteral(
+            "python3 -m pip install --no-index --quiet sbw_hello-1.0-py3-none-any.whl && sync"));
+        QVERIFY2(pip.exitCode == 0, pip.err.constData());
+        QCOMPARE(pip.err, QByteArray());
         QVERIFY(ws().stop().ok());
         QTRY_COMPARE(m_manager->state(kName), sbw::WorkspaceState::Stopped);
         QVERIFY(!ws().pause().ok()); // refused: not running
@@ -161,6 +345,10 @@ private Q_SLOTS:
         QCOMPARE(run(QStringLiteral("cat /root/file")).out, QByteArray("kept\n"));
         QCOMPARE(run(QStringLiteral("dpkg-query -W -f '${Status} ${Version}' sbw-hello; echo; sbw-hello")).out,
                  QByteArray("install ok installed 1.0\nhello from a package\n"));
+        QCOMPARE(run(QStringLiteral("cd /tmp && exec python3 -c 'import importlib.metadata as m, "
+                                    "sbw_hello; print(m.version(\"sbw-hello\"), "
+                                    "sbw_hello.greeting())'")).out,
+                 QByteArray("1.0 hello from a wheel\n"));
     }
 
     void processAndClockSurvivePause()
@@ -207,6 +395,7 @@ private Q_SLOTS:
         QVERIFY(ws().wake().ok());
         QCOMPARE(run(QStringLiteral("kill -0 $(cat /root/pid) && echo alive")).out,
                  QByteArray("alive\n"));
+        QCOMPARE(fetchFromHost().out, QByteArray("served by the host\n")); // NAT after restore
         const double skew = clockSkew();
         QVERIFY2(skew < 2.0, qPrintable(QStringLiteral("guest clock off by %1 s").arg(skew)));
     }
@@ -253,7 +442,8 @@ private Q_SLOTS:
 
     void commandLine()
     {
-        ws().closeSession(); // the guest's sshd serves one host connection at a time
+        // `sbw ws exec` takes a free SSH port while this process holds one (a window would).
+        QCOMPARE(run(QStringLiteral("echo held")).out, QByteArray("held\n"));
         Output list = sbwWs({QStringLiteral("list"), QStringLiteral("--json")});
         QCOMPARE(list.exitCode, 0);
         const QJsonArray all = QJsonDocument::fromJson(list.out).array();
@@ -269,6 +459,27 @@ private Q_SLOTS:
         QCOMPARE(exec.out, QByteArray("v2\n"));
         QCOMPARE(exec.err, QByteArray("err\n"));
         QCOMPARE(exec.exitCode, 3);
+
+        // With all four SSH ports held (this session and three more), exec says so.
+        std::vector<std::unique_ptr<sbw::Workspace>> others;
+        std::vector<std::shared_ptr<sbw::GuestSession>> held;
+        for (int i = 0; i < 3; ++i) {
+            auto other = sbw::Workspace::open(*m_connection, kName);
+            QVERIFY(other.ok());
+            auto session = other.value()->session(inSeconds(60));
+            QVERIFY2(session.ok(), session ? "" : qPrintable(session.error().message));
+            held.push_back(session.value());
+            others.push_back(std::move(other.value()));
+        }
+        const Output busy =
+            sbwWs({QStringLiteral("exec"), kName, QStringLiteral("--"), QStringLiteral("true")});
+        QCOMPARE(busy.exitCode, 125);
+        QCOMPARE(busy.err,
+                 QByteArray("sbw: error: all 4 SSH connections of workspace 'test-core' are in use "
+                            "by other workbench windows or sbw commands: end one of them, then "
+                            "try again\n"));
+        held.clear();
+        others.clear();
 
         QCOMPARE(sbwWs({QStringLiteral("pause"), kName}).out, QByteArray("test-core: paused\n"));
         QCOMPARE(

@@ -18,14 +18,15 @@ class TestGuestImage : public QObject
         file.write(content);
     }
 
-    static QByteArray manifest(const char* hostKey = "ssh-ed25519 AAAAkey")
+    static QByteArray manifest(const char* hostKey = "ssh-ed25519 AAAAkey",
+                               const char* sshPorts = ",\"ssh_ports\":[\"org.sbw.ssh.0\",\"org.sbw.ssh.1\"]")
     {
         return QByteArray("{\"recipe\":\"minimal\",\"hash\":\"0123456789abcdef\","
                           "\"kernel\":\"vmlinuz\",\"initrd\":\"initrd.img\","
                           "\"disk\":\"rootfs.qcow2\",\"disk_format\":\"qcow2\","
                           "\"disk_virtual_size\":4294967296,"
                           "\"cmdline\":\"console=ttyS0 root=/dev/vda\",\"host_key\":\"")
-               + hostKey + "\",\"ssh_port\":\"org.sbw.ssh.0\"}";
+               + hostKey + "\",\"ssh_port\":\"org.sbw.ssh.0\"" + sshPorts + '}';
     }
 
 private Q_SLOTS:
@@ -53,6 +54,8 @@ private Q_SLOTS:
         QCOMPARE(image->diskVirtualSize, Q_INT64_C(4294967296));
         QCOMPARE(image->hostKey, QStringLiteral("ssh-ed25519 AAAAkey"));
         QCOMPARE(image->sshPort, QStringLiteral("org.sbw.ssh.0"));
+        QCOMPARE(image->sshPorts, QStringList({QStringLiteral("org.sbw.ssh.0"),
+                                               QStringLiteral("org.sbw.ssh.1")}));
         QVERIFY(image->buildId.startsWith(QLatin1String("0123456789abcdef-")));
         QCOMPARE(image->buildId.size(), 16 + 1 + 8);
 
@@ -63,6 +66,12 @@ private Q_SLOTS:
         QVERIFY(rebuilt.ok());
         QCOMPARE(rebuilt->hash, image->hash);
         QVERIFY(rebuilt->buildId != image->buildId);
+
+        // An image from before guests served several SSH ports has only ssh_port.
+        write(QStringLiteral("0123456789abcdef/manifest.json"), manifest("ssh-ed25519 AAAAkey", ""));
+        auto older = sbw::GuestImage::load(m_dir.path(), QStringLiteral("minimal"));
+        QVERIFY(older.ok());
+        QCOMPARE(older->sshPorts, QStringList{QStringLiteral("org.sbw.ssh.0")});
         write(QStringLiteral("0123456789abcdef/manifest.json"), manifest());
     }
 

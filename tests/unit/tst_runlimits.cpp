@@ -1,14 +1,20 @@
 #include "DomainSpec.h"
 #include "EphemeralRun.h"
+#include "GuestImage.h"
+#include "GuestLimitProbe.h"
 #include "HypervisorConnection.h"
+#include "SandboxLimits.h"
+#include "WorkspaceRecord.h"
 
 #include <QTest>
 #include <QUuid>
 #include <QXmlStreamReader>
 #include <libvirt/libvirt.h>
 
-// Limits as they reach libvirt and the run's result: the CPU share as cputune in the domain
-// XML (accepted by libvirt's parser), and the sentences a person reads when a limit ended a run.
+// Limits as they reach libvirt, the guest and the run's result: the CPU share as cputune in the
+// domain XML (accepted by libvirt's parser) and in a workspace's metadata, the disk limit as the
+// overlay's size with the guest's grow flag, the guest's memory and disk report, and the
+// sentences a person reads when a limit ended a run.
 namespace {
 
 sbw::DomainSpec spec(int cpuSharePercent)
@@ -80,6 +86,93 @@ private Q_SLOTS:
         QCOMPARE(texts(back, QStringLiteral("global_quota")), QStringList{QStringLiteral("50000")});
     }
 
+    void workspaceKeepsItsCpuShare()
+    {
+        sbw::DomainSpec workspace = spec(30);
+        workspace.name = sbw::workspaceDomainName(QStringLiteral("limited"));
+        workspace.kind = sbw::DomainSpec::Kind::Workspace;
+        workspace.workspaceName = QStringLiteral("limited");
+        workspace.diskGiB = 8;
+        const QString xml = sbw::domainXml(workspace);
+        QCOMPARE(texts(xml, QStringLiteral("global_quota")), QStringList{QStringLiteral("30000")});
+        auto record = sbw::workspaceRecordFromMetadata(xml, workspace.name, workspace.uuid);
+        QVERIFY2(record.ok(), record ? "" : qPrintable(record.error().message));
+        QCOMPARE(record->settings.cpuSharePercent, 30);
+        QCOMPARE(record->settings.diskGiB, 8);
+        QCOMPARE(sbw::WorkspaceRecord::fromJson(record->toJson()).settings.cpuSharePercent, 30);
+        QCOMPARE(record->toJson().value(QStringLiteral("cpu_share_percent")).toInt(), 30);
+    }
+
+    void cpuShareRange()
+    {
+        QVERIFY(sbw::validateCpuShare(0, 1).ok());
+        QVERIFY(sbw::validateCpuShare(1, 1).ok());
+        QVERIFY(sbw::validateCpuShare(100, 1).ok());
+        QVERIFY(sbw::validateCpuShare(200, 2).ok());
+        QVERIFY(!sbw::validateCpuShare(-5, 1).ok());
+        const auto tooMuch = sbw::validateCpuShare(150, 1);
+        QVERIFY(!tooMuch.ok());
+        QCOMPARE(tooMuch.error().message,
+                 QStringLiteral("a CPU share is a percentage of one host core from 1 to 100 (100 "
+                                "per vCPU), or 0 for no limit; 150 is not"));
+    }
+
+    void diskLimitIsTheOverlaySize()
+    {
+        sbw::GuestImage image;
+        image.recipe = QStringLiteral("minimal");
+        image.diskVirtualSize = qint64(4) << 30;
+
+        const auto asImage = sbw::diskLimit(image, 0);
+        QVERIFY(asImage.ok());
+        QCOMPARE(asImage->bytes, qint64(4) << 30);
+        QVERIFY(!asImage->grows);
+        QCOMPARE(asImage->kernelParameter(), QString());
+        QCOMPARE(sbw::diskLimit(image, 4)->grows, false);
+
+        const auto larger = sbw::diskLimit(image, 8);
+        QVERIFY(larger.ok());
+        QCOMPARE(larger->bytes, qint64(8) << 30);
+        QVERIFY(larger->grows);
+        QCOMPARE(larger->kernelParameter(), QStringLiteral(" sbw.growfs=1"));
+
+        const auto smaller = sbw::diskLimit(image, 2);
+        QVERIFY(!smaller.ok());
+        QCOMPARE(smaller.error().message,
+                 QStringLiteral("the disk limit of 2 GiB is below the size of image 'minimal' "
+                                "(4 GiB): use 4 GiB or more"));
+        QCOMPARE(sbw::gibText(qint64(9) << 29), QStringLiteral("4.5 GiB"));
+    }
+
+    void guestReportsOomAndFullDisk()
+    {
+        // As the guest prints it: /proc/vmstat, the kernel's OOM line, stat -f /.
+        const QByteArray oom =
+            "oom_kill 1\n"
+            "[   12.345678] Out of memory: Killed process 231 (python3) total-vm:312000kB, "
+            "anon-rss:240000kB, file-rss:4kB, shmem-rss:0kB, UID:0 pgtables:600kB "
+            "oom_score_adj:0\n"
+            "root 1031680 990000 4096\n";
+        const sbw::GuestLimitReport memory = sbw::parseGuestLimitReport(oom);
+        QCOMPARE(memory.oomKills, 1);
+        QCOMPARE(memory.oomVictim, QStringLiteral("python3 (pid 231)"));
+        QCOMPARE(memory.rootBytes, qint64(1031680) * 4096);
+        QCOMPARE(memory.rootAvailableBytes, qint64(990000) * 4096);
+        QVERIFY(!memory.rootFull());
+
+        const sbw::GuestLimitReport full =
+            sbw::parseGuestLimitReport("oom_kill 0\nroot 1031680 12 4096\n");
+        QCOMPARE(full.oomKills, 0);
+        QCOMPARE(full.oomVictim, QString());
+        QVERIFY(full.rootFull());
+
+        // A process name is whatever the process set: nothing but plain characters comes out.
+        const sbw::GuestLimitReport odd = sbw::parseGuestLimitReport(
+            "Out of memory: Killed process 7 (\x1b[31mx\u202e) total-vm:1kB\n");
+        QCOMPARE(odd.oomVictim, QStringLiteral("??31mx? (pid 7)"));
+        QVERIFY(!sbw::parseGuestLimitReport("").rootFull()); // nothing known: not full
+    }
+
     void resultNamesTheLimit()
     {
         sbw::RunResult capped;
@@ -91,6 +184,13 @@ private Q_SLOTS:
         QCOMPARE(capped.summary(), capped.limitNote);
         QCOMPARE(sbw::limitName(sbw::RunLimit::OutputCap), QStringLiteral("output cap"));
         QCOMPARE(sbw::limitName(sbw::RunLimit::Lifetime), QStringLiteral("lifetime"));
+        QCOMPARE(sbw::limitName(sbw::RunLimit::Memory), QStringLiteral("memory limit"));
+        QCOMPARE(sbw::limitName(sbw::RunLimit::Disk), QStringLiteral("disk limit"));
+        QCOMPARE(capped.cliExitCode(), 137);
+        // Ended on its own before the kill arrived: its output is still incomplete.
+        capped.signal.reset();
+        capped.exitStatus = 0;
+        QCOMPARE(capped.cliExitCode(), 137);
 
         sbw::RunResult lifetime;
         lifetime.signal = 9;

@@ -27,6 +27,7 @@ sbw::DomainSpec workspaceSpec(const QString& name)
     spec.cmdline = QStringLiteral("console=ttyS0 root=/dev/vda");
     spec.disk = QStringLiteral("/pool/sbw-ws-%1.qcow2").arg(name);
     spec.sshPort = QStringLiteral("org.sbw.ssh.0");
+    spec.extraSshPorts = {QStringLiteral("org.sbw.ssh.1"), QStringLiteral("org.sbw.ssh.2")};
     spec.agentPort = QStringLiteral("org.qemu.guest_agent.0");
     spec.imageRecipe = QStringLiteral("minimal");
     spec.imageHash = QStringLiteral("0123456789abcdef");
@@ -111,8 +112,11 @@ private Q_SLOTS:
     {
         const sbw::DomainSpec spec = workspaceSpec(QStringLiteral("agent-1"));
         const QString xml = sbw::domainXml(spec);
-        QVERIFY(xml.contains(QLatin1String("<interface type=\"network\">")));
-        QVERIFY(xml.contains(QLatin1String("<source network=\"default\"/>")));
+        // NAT is QEMU's user-mode network, which the guest's fixed addresses assume.
+        QVERIFY(xml.contains(QLatin1String("<interface type=\"user\">")));
+        QVERIFY(xml.contains(
+            QLatin1String("<ip family=\"ipv4\" address=\"10.0.2.0\" prefix=\"24\"/>")));
+        QVERIFY(xml.contains(QLatin1String("<model type=\"virtio\"/>")));
         auto record = sbw::workspaceRecordFromMetadata(xml, spec.name, spec.uuid);
         QVERIFY2(record.ok(), record ? "" : qPrintable(record.error().message));
         QCOMPARE(record.value(), expectedRecord(spec));
@@ -128,6 +132,10 @@ private Q_SLOTS:
         auto record = sbw::readWorkspaceRecord(domain->get());
         QVERIFY2(record.ok(), record ? "" : qPrintable(record.error().message));
         QCOMPARE(record.value(), expectedRecord(spec));
+        // The SSH channels a client may take, in order; the agent's channel is not one.
+        QCOMPARE(sbw::readSshPorts(domain->get(), record->sshPort),
+                 (QStringList{QStringLiteral("org.sbw.ssh.0"), QStringLiteral("org.sbw.ssh.1"),
+                              QStringLiteral("org.sbw.ssh.2")}));
     }
 
     void ephemeralMetadataIsNotAWorkspace()

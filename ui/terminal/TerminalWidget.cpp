@@ -6,6 +6,7 @@
 #include <QClipboard>
 #include <QFontDatabase>
 #include <QFontMetrics>
+#include <QFontMetricsF>
 #include <QGuiApplication>
 #include <QInputMethodEvent>
 #include <QKeyEvent>
@@ -72,6 +73,10 @@ TerminalWidget::TerminalWidget(QWidget* parent)
         font.setItalic(style & 2);
         font.setUnderline(style & 4);
         font.setStrikeOut(style & 8);
+        // Every printable ASCII character advances by exactly one cell, also where the font's
+        // advance is fractional or its bold face is wider, so that runs of them stay on the grid.
+        const qreal advance = QFontMetricsF(font).horizontalAdvance(QLatin1Char('M'));
+        font.setLetterSpacing(QFont::AbsoluteSpacing, m_cell.width() - advance);
     }
 
     setFocusPolicy(Qt::StrongFocus);
@@ -340,6 +345,25 @@ void TerminalWidget::paintLine(QPainter& painter, int line, int y)
 {
     const int cursorLine = m_screen.scrollbackCount() + m_screen.cursor().y();
     const bool cursorHere = line == cursorLine && m_screen.cursorVisible();
+    // Text is drawn in runs of cells with the same font and colour: one drawText() per run
+    // instead of one per cell (a full screen is thousands of cells; shaping each alone made
+    // painting the bottleneck of a fast `cat`). Only printable ASCII joins a run: the fonts
+    // advance such a character by exactly one cell (see m_fonts), so a run stays on the grid;
+    // anything else is drawn alone at its cell.
+    QString run;
+    int runCol = 0;
+    int runStyle = 0;
+    QColor runColor;
+    const auto flush = [&] {
+        if (run.isEmpty())
+            return;
+        const QFont& font = m_fonts[size_t(runStyle)];
+        if (painter.font() != font)
+            painter.setFont(font);
+        painter.setPen(runColor);
+        painter.drawText(QPoint(runCol * m_cell.width(), y + m_ascent), run);
+        run.clear();
+    };
     for (int col = 0; col < m_screen.cols(); ++col) {
         const TerminalCell cell = m_screen.lineCell(line, col);
         if (cell.width == 0)
@@ -358,19 +382,35 @@ void TerminalWidget::paintLine(QPainter& painter, int line, int y)
         const QRect rect(col * m_cell.width(), y, cell.width * m_cell.width(), m_cell.height());
         if (paintBackground)
             painter.fillRect(rect, background);
-        if (!cell.text.isEmpty() && cell.text != QLatin1String(" ")) {
-            const QFont& font = m_fonts[size_t((cell.bold ? 1 : 0) | (cell.italic ? 2 : 0) |
-                                               (cell.underline ? 4 : 0) | (cell.strike ? 8 : 0))];
+        const int style = (cell.bold ? 1 : 0) | (cell.italic ? 2 : 0) | (cell.underline ? 4 : 0)
+                          | (cell.strike ? 8 : 0);
+        const bool blank = cell.text.isEmpty() || cell.text == QLatin1String(" ");
+        const bool ascii = cell.width == 1 && cell.text.size() == 1 && cell.text.at(0) > QLatin1Char(' ')
+                           && cell.text.at(0) < QChar(0x7f);
+        if (!run.isEmpty() && (!(ascii || blank) || style != runStyle || foreground != runColor
+                               || runCol + run.size() != col))
+            flush();
+        if (ascii || (blank && !run.isEmpty() && !(style & (4 | 8)))) {
+            if (run.isEmpty()) {
+                runCol = col;
+                runStyle = style;
+                runColor = foreground;
+            }
+            run.append(ascii ? cell.text.at(0) : QLatin1Char(' '));
+        } else if (!blank) {
+            const QFont& font = m_fonts[size_t(style)];
             if (painter.font() != font)
                 painter.setFont(font);
             painter.setPen(foreground);
             painter.drawText(QPoint(rect.x(), y + m_ascent), cell.text);
         }
         if (isCursor && !hasFocus()) {
+            flush();
             painter.setPen(cell.foreground.rgb);
             painter.drawRect(rect.adjusted(0, 0, -1, -1));
         }
     }
+    flush();
 }
 
 } // namespace sbw
