@@ -12,6 +12,7 @@
 #include <QCommandLineParser>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <csignal>
 #include <cstdio>
 #include <unistd.h>
@@ -73,6 +74,22 @@ ActionStart cliAction(const QString& name, ActionKind kind, const QString& detai
     start.kind = kind;
     start.command = detail;
     return start;
+}
+
+/// `argv` as a shell would read it back: arguments with characters other than letters, digits
+/// and _@%+=:,./- are single-quoted (for the command log).
+QString shellWords(const QStringList& argv)
+{
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_@%+=:,./-]+$"));
+    QStringList words;
+    for (const QString& arg : argv) {
+        if (plain.match(arg).hasMatch())
+            words << arg;
+        else
+            words << QLatin1Char('\'') + QString(arg).replace(QLatin1String("'"), QLatin1String("'\\''")) +
+                         QLatin1Char('\'');
+    }
+    return words.join(QLatin1Char(' '));
 }
 
 /// Runs `operation` as a logged CLI action.
@@ -223,10 +240,11 @@ int create(Command& c)
     if (!parseWorkspaceNetwork(c.parser().value(network), &settings.network))
         return fail(QStringLiteral("--network is none or nat"), kUsageError);
     LoggedAction logAction(commandLog(), cliAction(c.arg(0), ActionKind::Create,
-                                                    QStringLiteral("%1 vCPU(s), %2 MiB, %3 GiB disk")
+                                                    QStringLiteral("%1 vCPU(s), %2 MiB, %3 GiB disk, network %4")
                                                         .arg(settings.vcpus)
                                                         .arg(settings.memoryMiB)
-                                                        .arg(settings.diskGiB)));
+                                                        .arg(settings.diskGiB)
+                                                        .arg(c.parser().value(network))));
     auto workspace = Workspace::create(c.connection(), c.arg(0), settings);
     logAction.finish(workspace ? ActionEnd{} : LoggedAction::endOf(Expected<void>(workspace.error())));
     if (!workspace)
@@ -375,7 +393,7 @@ int exec(Command& c)
     ExecRequest request;
     request.command = Workspace::commandLine(positionals.mid(1), c.parser().value(workdir));
     request.timeout = std::chrono::seconds(seconds);
-    ActionStart logStart = cliAction(c.arg(0), ActionKind::Exec, positionals.mid(1).join(QLatin1Char(' ')));
+    ActionStart logStart = cliAction(c.arg(0), ActionKind::Exec, shellWords(positionals.mid(1)));
     logStart.workdir = c.parser().value(workdir);
     LoggedAction logAction(commandLog(), logStart);
     request.onStdout = [&logAction](QByteArrayView bytes) {

@@ -3,6 +3,7 @@
 // across a libvirtd restart, checkpoints revert disk and memory, and the `sbw ws` CLI drives it,
 // also while another session holds the workspace. One NAT workspace for the whole executable.
 
+#include "CommandLog.h"
 #include "HypervisorConnection.h"
 #include "SftpClient.h"
 #include "StoragePool.h"
@@ -459,6 +460,20 @@ private Q_SLOTS:
         QCOMPARE(exec.out, QByteArray("v2\n"));
         QCOMPARE(exec.err, QByteArray("err\n"));
         QCOMPARE(exec.exitCode, 3);
+        // It is a CLI row of the command log, quoted as a shell would read it back.
+        auto log = sbw::CommandLog::open(sbw::CommandLog::defaultPath());
+        QVERIFY(log.ok());
+        sbw::LogFilter filter;
+        filter.sandbox = kName;
+        filter.text = QStringLiteral("cat version");
+        const auto rows = log.value()->rows(filter, 1);
+        QVERIFY(rows.ok() && rows.value().size() == 1);
+        const sbw::ActionRecord row = rows.value().first();
+        QCOMPARE(row.actor.kind, sbw::Actor::Kind::Cli);
+        QCOMPARE(row.kind, sbw::ActionKind::Exec);
+        QCOMPARE(row.command, QStringLiteral("sh -c 'cat version; echo err >&2; exit 3'"));
+        QCOMPARE(row.exitStatus, std::optional<int>(3));
+        QCOMPARE(log.value()->output(row.id, sbw::OutputStream::Stdout).value(), QByteArray("v2\n"));
 
         // With all four SSH ports held (this session and three more), exec says so.
         std::vector<std::unique_ptr<sbw::Workspace>> others;
