@@ -116,6 +116,17 @@ void writeDevices(QXmlStreamWriter& xml, const DomainSpec& spec)
     xml.writeAttribute(QStringLiteral("period"), QStringLiteral("1"));
     xml.writeEndElement();
 
+    // Entropy from the host: without it the guest kernel's random pool is ready only about
+    // 1.5 s after the guest's init starts under TCG (the emulated CPU has no RDRAND), and sshd
+    // blocks in getrandom() until then. virt-manager gives new guests the same device.
+    xml.writeStartElement(QStringLiteral("rng"));
+    xml.writeAttribute(QStringLiteral("model"), QStringLiteral("virtio"));
+    xml.writeStartElement(QStringLiteral("backend"));
+    xml.writeAttribute(QStringLiteral("model"), QStringLiteral("random"));
+    xml.writeCharacters(QStringLiteral("/dev/urandom"));
+    xml.writeEndElement();
+    xml.writeEndElement();
+
     xml.writeEndElement(); // devices
 }
 

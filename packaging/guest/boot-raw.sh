@@ -78,7 +78,7 @@ exec {console}< <(exec qemu-system-x86_64 \
     -device virtio-serial-pci,id=vser \
     -chardev null,id=ssh -device "virtserialport,bus=vser.0,chardev=ssh,name=$ssh_port" \
     -chardev null,id=agent -device "virtserialport,bus=vser.0,chardev=agent,name=$agent_port" \
-    -device virtio-balloon-pci \
+    -device virtio-balloon-pci -device virtio-rng-pci \
     -serial stdio \
     </dev/null 2>&1)
 qemu_pid=$!

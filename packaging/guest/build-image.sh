@@ -24,8 +24,9 @@ REQUIRED_PACKAGES=(openssh-server qemu-guest-agent tini util-linux kmod e2fsprog
 # Drivers the initramfs loads, in this order, each after its dependencies. Those built
 # into the kernel are skipped (ext4 is in linux-image-cloud-amd64). virtio_net is loaded on
 # every boot (it costs little) so that the initramfs can configure the NIC when there is one.
+# virtio_rng feeds the host's entropy to the kernel's random pool before sshd needs it.
 INITRAMFS_MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci
-    virtio_console virtio_blk virtio_balloon virtio_net ext4)
+    virtio_rng virtio_console virtio_blk virtio_balloon virtio_net ext4)
 # deb.debian.org also serves the security archive (mmdebstrap would use security.debian.org).
 MIRROR=http://deb.debian.org/debian
 SECURITY_MIRROR=http://deb.debian.org/debian-security
