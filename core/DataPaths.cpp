@@ -1,7 +1,9 @@
 #include "DataPaths.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 
 namespace sbw::paths {
 namespace {
@@ -24,6 +26,26 @@ QString imagesDir() { return cacheDir() + QLatin1String("/images"); }
 QString dataDir() { return xdgDir("XDG_DATA_HOME", ".local/share") + kAppDir; }
 QString stateDir() { return xdgDir("XDG_STATE_HOME", ".local/state") + kAppDir; }
 QString logDir() { return stateDir() + QLatin1String("/log"); }
+QString configDir() { return xdgDir("XDG_CONFIG_HOME", ".config") + kAppDir; }
+QString userRecipesDir() { return configDir() + QLatin1String("/recipes"); }
+
+QString guestBuilderDir()
+{
+    const QString installed = QCoreApplication::applicationDirPath()
+                              + QLatin1String("/../share/sandbox-workbench/guest");
+    if (QFileInfo::exists(installed + QLatin1String("/build-image.sh")))
+        return QDir::cleanPath(installed);
+    return QStringLiteral(SBW_SOURCE_GUEST_DIR);
+}
+
+QString examplesDir()
+{
+    const QString installed = QCoreApplication::applicationDirPath()
+                              + QLatin1String("/../share/sandbox-workbench/examples");
+    if (QFileInfo::exists(installed))
+        return QDir::cleanPath(installed);
+    return QStringLiteral(SBW_SOURCE_EXAMPLES_DIR);
+}
 
 bool ensureDir(const QString& path)
 {

@@ -19,8 +19,7 @@ Expected<GuestImage> GuestImage::load(const QString& imagesDir, const QString& r
     QFile file(link + QLatin1String("/manifest.json"));
     if (!file.exists()) {
         return makeError(QStringLiteral("guest image '%1' is not built yet (no %2); build it with "
-                                        "packaging/guest/build-image.sh %1 (recipes are the "
-                                        "*.recipe files in packaging/guest/)")
+                                        "sbw image build %1 (sbw image list shows the recipes)")
                              .arg(recipe, file.fileName()));
     }
     if (!file.open(QIODevice::ReadOnly))
@@ -65,7 +64,7 @@ Expected<GuestImage> GuestImage::load(const QString& imagesDir, const QString& r
     for (const QString& required : {image.kernel, image.initrd, image.disk}) {
         if (required.isEmpty() || !QFileInfo::exists(required))
             return makeError(QStringLiteral("guest image '%1' is incomplete: %2 is missing; "
-                                            "rebuild it with packaging/guest/build-image.sh %1")
+                                            "rebuild it with sbw image build %1")
                                  .arg(recipe, required.isEmpty() ? file.fileName() : required));
     }
     return image;

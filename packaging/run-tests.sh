@@ -5,6 +5,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/packaging/setup.sh"
+echo "==> guest image python-data (the tests of image templates and charts use it)"
+"$top/packaging/guest/build-image.sh" python-data
 echo "==> tests"
 cd "$top"
 # A failed test runs once more: real-guest tests hit an intermittent hang in which one SSH message

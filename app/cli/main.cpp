@@ -2,6 +2,7 @@
 // sbw-core.
 
 #include "CliRun.h"
+#include "CliImage.h"
 #include "CliLog.h"
 #include "CommandLog.h"
 #include "CliStats.h"
@@ -218,6 +219,8 @@ int main(int argc, char* argv[])
         return sbw::statsCommand(arguments.mid(0, 1) + arguments.mid(2));
     if (command == QLatin1String("log"))
         return sbw::logCommand(arguments.mid(0, 1) + arguments.mid(2));
+    if (command == QLatin1String("image"))
+        return sbw::imageCommand(arguments.mid(0, 1) + arguments.mid(2));
     if (command == QLatin1String("--version")) {
         std::printf("sbw %s\n", PROJECT_VERSION);
         return 0;
@@ -229,6 +232,7 @@ int main(int argc, char* argv[])
                  "  run FILE | -c CODE   run a script in a fresh microVM (sbw run --help)\n"
                  "  ws SUBCOMMAND        persistent workspaces (sbw ws --help)\n"
                  "  stats                CPU, memory, disk and network of the sandboxes (sbw stats --help)\n"
-                 "  log                  the command log: every action on every sandbox (sbw log --help)\n");
+                 "  log                  the command log: every action on every sandbox (sbw log --help)\n"
+                 "  image list|build|rm  guest image templates (sbw image --help)\n");
     return asked ? 0 : kUsageError;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# build-image.sh [RECIPE_NAME_OR_PATH]   (default: minimal)
+# build-image.sh [RECIPE_NAME_OR_PATH]          (default: minimal)
+# build-image.sh --hash [RECIPE_NAME_OR_PATH]   print the image hash of the recipe and exit
 #
 # Builds a Sandbox Workbench guest image from Debian packages only, or reuses the cached
 # build of the same inputs. Output, see README.md:
@@ -32,6 +33,9 @@ MIRROR=http://deb.debian.org/debian
 SECURITY_MIRROR=http://deb.debian.org/debian-security
 # Guest images carry no manuals, documentation or translations; dpkg keeps skipping them
 # for packages installed later inside the guest.
+# Recommended packages are left out: a recipe lists what its image needs (NumPy's, pandas' and
+# Matplotlib's recommendations alone bring SciPy, SymPy, Tk and a C++ tool chain, 1 GB more).
+APT_OPTIONS=(--aptopt='APT::Install-Recommends "false"')
 DPKG_OPTIONS=(
     --dpkgopt='path-exclude=/usr/share/man/*'
     --dpkgopt='path-exclude=/usr/share/info/*'
@@ -60,13 +64,18 @@ die() {
 trap 'printf "build-image: error: %s failed with exit status %s (line %s); the cache is unchanged\n" "${BASH_COMMAND%% *}" "$?" "$LINENO" >&2' ERR
 
 # --- recipe -------------------------------------------------------------------------------
+print_hash=
+if [[ ${1:-} == --hash ]]; then
+    print_hash=1
+    shift
+fi
 recipe_arg=${1:-minimal}
 case $recipe_arg in
     */* | *.recipe) recipe=$recipe_arg ;;
     *) recipe=$GUEST_DIR/$recipe_arg.recipe ;;
 esac
 [[ -f $recipe ]] || die "no recipe '$recipe_arg' ($recipe does not exist)"
-NAME='' SUITE='' PACKAGES='' KERNEL_PACKAGE=''
+NAME='' DESCRIPTION='' SUITE='' PACKAGES='' KERNEL_PACKAGE='' SETUP=''
 # shellcheck source=minimal.recipe
 source "$recipe"
 for key in NAME SUITE PACKAGES KERNEL_PACKAGE; do
@@ -79,17 +88,6 @@ for package in "${REQUIRED_PACKAGES[@]}"; do
         die "$recipe: PACKAGES lacks $package (the guest needs ${REQUIRED_PACKAGES[*]})"
 done
 
-for tool in mmdebstrap mkfs.ext4 qemu-img cpio gzip tar sha256sum; do
-    command -v "$tool" >/dev/null || die "$tool is not installed (see packaging/guest/README.md)"
-done
-if [[ $EUID -eq 0 ]]; then
-    mode=root
-else
-    mode=unshare
-    command -v newuidmap >/dev/null || die "building as a user needs newuidmap (package uidmap)"
-fi
-
-# --- cache --------------------------------------------------------------------------------
 image_hash() {
     (
         printf '%s recipe\n' "$(sha256sum <"$recipe" | cut -d ' ' -f 1)"
@@ -106,6 +104,23 @@ image_hash() {
         done
     ) | sha256sum | cut -c 1-16
 }
+
+if [[ -n $print_hash ]]; then
+    image_hash
+    exit 0
+fi
+
+for tool in mmdebstrap mkfs.ext4 qemu-img cpio gzip tar sha256sum; do
+    command -v "$tool" >/dev/null || die "$tool is not installed (see packaging/guest/README.md)"
+done
+if [[ $EUID -eq 0 ]]; then
+    mode=root
+else
+    mode=unshare
+    command -v newuidmap >/dev/null || die "building as a user needs newuidmap (package uidmap)"
+fi
+
+# --- cache --------------------------------------------------------------------------------
 
 # point_link: atomically make images/NAME a link to images/<hash>.
 point_link() {
@@ -146,10 +161,21 @@ say "[1/5] bootstrapping root filesystem (mmdebstrap, $mode mode)…"
         -f "$work/overlay.tar")
 mkdir "$work/out"
 include=$(IFS=,; echo "${packages[*]}")
-mmdebstrap --mode="$mode" --variant=minbase --include="$include" "${DPKG_OPTIONS[@]}" \
+# The recipe's SETUP commands run in the installed system (chroot, /bin/sh -eu, as root).
+setup_hooks=()
+if [[ -n $SETUP ]]; then
+    printf '%s\n' "$SETUP" >"$work/setup.sh"
+    setup_hooks=(
+        --customize-hook="upload $(printf %q "$work/setup.sh") /tmp/sbw-setup.sh"
+        --customize-hook='chroot "$1" /bin/sh -eu /tmp/sbw-setup.sh'
+        --customize-hook='rm "$1/tmp/sbw-setup.sh"'
+    )
+fi
+mmdebstrap --mode="$mode" --variant=minbase --include="$include" "${APT_OPTIONS[@]}" "${DPKG_OPTIONS[@]}" \
     --customize-hook="tar-in $(printf %q "$work/overlay.tar") /" \
     --customize-hook="upload $(printf %q "$GUEST_DIR/customize-rootfs.sh") /tmp/sbw-customize.sh" \
     --customize-hook="sh \"\$1/tmp/sbw-customize.sh\" \"\$1\" $KERNEL_PACKAGE ${INITRAMFS_MODULES[*]}" \
+    "${setup_hooks[@]}" \
     --customize-hook="sync-out /sbw-out $(printf %q "$work/out")" \
     --customize-hook='rm -r "$1/sbw-out" "$1/tmp/sbw-customize.sh"' \
     "$SUITE" "$work/rootfs.tar" \
@@ -237,6 +263,7 @@ json_string() {
 } >"$work/manifest.json"
 
 rm -r "$work/out" "$work/initramfs" "$work/overlay.tar"
+rm -f "$work/setup.sh"
 chmod 0755 "$work"
 if ! mv -T "$work" "$image_dir" 2>/dev/null; then
     [[ -f $image_dir/manifest.json ]] || die "cannot move the build to $image_dir"

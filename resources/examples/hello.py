@@ -1,3 +1,4 @@
+# Example: Hello from the sandbox
 # Runs inside a fresh microVM; the VM and its disk are gone when it ends.
 import os
 import platform

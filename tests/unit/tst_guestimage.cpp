@@ -34,7 +34,7 @@ private Q_SLOTS:
     {
         auto image = sbw::GuestImage::load(m_dir.path(), QStringLiteral("minimal"));
         QVERIFY(!image);
-        QVERIFY2(image.error().message.contains(QLatin1String("packaging/guest/build-image.sh minimal")),
+        QVERIFY2(image.error().message.contains(QLatin1String("sbw image build minimal")),
                  qPrintable(image.error().message));
     }
 
