@@ -32,7 +32,7 @@ constexpr std::array<std::pair<Actor::Kind, const char*>, 3> kActorKinds{{
     {Actor::Kind::Cli, "cli"},
 }};
 
-constexpr std::array<std::pair<ActionKind, const char*>, 18> kActionKinds{{
+constexpr std::array<std::pair<ActionKind, const char*>, 19> kActionKinds{{
     {ActionKind::Exec, "exec"},
     {ActionKind::Run, "run"},
     {ActionKind::FileWrite, "file-write"},
@@ -51,6 +51,7 @@ constexpr std::array<std::pair<ActionKind, const char*>, 18> kActionKinds{{
     {ActionKind::Revert, "revert"},
     {ActionKind::Remove, "remove"},
     {ActionKind::Approval, "approval"},
+    {ActionKind::List, "list"},
 }};
 
 constexpr std::array<std::pair<Outcome, const char*>, 8> kOutcomes{{

@@ -46,6 +46,7 @@ enum class ActionKind
     Revert,
     Remove,     ///< a workspace deleted
     Approval,   ///< a person's decision on an asked action
+    List,       ///< a listing that changes nothing: workspaces, or a guest folder (MCP)
 };
 QString actionKindName(ActionKind kind);                 ///< "exec", "run", "file-write", ...
 std::optional<ActionKind> actionKindFromName(const QString& name);
@@ -99,6 +100,9 @@ struct ActionRecord
     bool stderrCapped = false;
     Approval approval = Approval::Auto;
     QString approver;          ///< who approved or denied; empty for Auto
+    /// Host folder of the files an ephemeral run gave back (its out/ folder, RunResult::
+    /// artifactsFolder); empty when it gave none or for other actions.
+    QString artifactsDir;
 };
 
 } // namespace sbw

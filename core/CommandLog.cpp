@@ -1,6 +1,7 @@
 #include "CommandLog.h"
 
 #include "DataPaths.h"
+#include "Logging.h"
 #include "SecretMasker.h"
 
 #include <QCoreApplication>
@@ -15,6 +16,7 @@
 #include <QVariant>
 
 #include <atomic>
+#include <iterator>
 #include <cerrno>
 #include <csignal>
 #include <optional>
@@ -23,8 +25,9 @@
 namespace sbw {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
+/// The tables of format 1; later formats are reached by kMigrations.
 const char* const kSchema[] = {
     "CREATE TABLE IF NOT EXISTS actions("
     " id INTEGER PRIMARY KEY,"
@@ -56,10 +59,17 @@ const char* const kSchema[] = {
     " PRIMARY KEY(action_id, stream))",
 };
 
+/// kMigrations[i] turns format i+1 into format i+2.
+const char* const kMigrations[] = {
+    // 2: the host folder of a run's artifacts (RunResult::artifactsFolder), '' for none.
+    "ALTER TABLE actions ADD COLUMN artifacts_dir TEXT NOT NULL DEFAULT ''",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion - 1);
+
 const char* const kColumns =
     "id, started_ms, ended_ms, sandbox, actor_kind, actor_name, action, command, workdir, "
     "exit_status, signal, outcome, error, duration_ms, stdout_bytes, stderr_bytes, "
-    "stdout_capped, stderr_capped, approval, approver";
+    "stdout_capped, stderr_capped, approval, approver, artifacts_dir";
 
 Error sqlError(const QString& what, const QSqlError& error)
 {
@@ -110,6 +120,7 @@ ActionRecord recordFrom(const QSqlQuery& query)
     r.stderrCapped = query.value(17).toBool();
     r.approval = approvalFromName(query.value(18).toString()).value_or(Approval::Auto);
     r.approver = query.value(19).toString();
+    r.artifactsDir = query.value(20).toString();
     return r;
 }
 
@@ -182,6 +193,23 @@ QString CommandLog::defaultPath()
     return paths::dataDir() + QStringLiteral("/command-log.sqlite");
 }
 
+Expected<std::shared_ptr<CommandLog>> CommandLog::openDefault(
+    const std::function<void(const QString&)>& warn)
+{
+    static std::mutex mutex;
+    static std::optional<Expected<std::shared_ptr<CommandLog>>> opened;
+    std::lock_guard lock(mutex);
+    if (opened)
+        return *opened;
+    opened = open(defaultPath());
+    if (!*opened) {
+        qCWarning(lcLog) << "working without a command log:" << opened->error().message;
+        if (warn)
+            warn(opened->error().message);
+    }
+    return *opened;
+}
+
 CommandLog::CommandLog(QString path, qint64 outputCap) : m_path(std::move(path)), m_outputCap(outputCap) {}
 
 Expected<std::shared_ptr<CommandLog>> CommandLog::open(const QString& path, qint64 outputCapBytes)
@@ -208,20 +236,34 @@ Expected<std::shared_ptr<CommandLog>> CommandLog::open(const QString& path, qint
             if (!query.exec(QLatin1String(pragma)))
                 return sqlError(QStringLiteral("%1 is not a usable SQLite database").arg(path), query.lastError());
         }
+        // One process at a time reads the format and brings the file up to date.
+        if (!query.exec(QStringLiteral("BEGIN IMMEDIATE")))
+            return sqlError(QStringLiteral("cannot lock %1").arg(path), query.lastError());
+        const auto rollback = [&](const Error& error) {
+            query.exec(QStringLiteral("ROLLBACK"));
+            return error;
+        };
         if (!query.exec(QStringLiteral("PRAGMA user_version")) || !query.next())
-            return sqlError(QStringLiteral("cannot read the version of %1").arg(path), query.lastError());
+            return rollback(sqlError(QStringLiteral("cannot read the version of %1").arg(path), query.lastError()));
         const int version = query.value(0).toInt();
         if (version > kSchemaVersion)
-            return makeError(QStringLiteral("command log: %1 was written by a newer Sandbox Workbench "
-                                            "(format %2; this one reads %3)")
-                                 .arg(path)
-                                 .arg(version)
-                                 .arg(kSchemaVersion));
+            return rollback(makeError(QStringLiteral("command log: %1 was written by a newer Sandbox Workbench "
+                                                     "(format %2; this one reads %3)")
+                                          .arg(path)
+                                          .arg(version)
+                                          .arg(kSchemaVersion)));
         for (const char* statement : kSchema) {
             if (!query.exec(QLatin1String(statement)))
-                return sqlError(QStringLiteral("cannot create the tables"), query.lastError());
+                return rollback(sqlError(QStringLiteral("cannot create the tables"), query.lastError()));
+        }
+        for (int from = std::max(version, 1); from < kSchemaVersion; ++from) {
+            if (!query.exec(QLatin1String(kMigrations[from - 1])))
+                return rollback(sqlError(QStringLiteral("cannot update %1 from format %2").arg(path).arg(from),
+                                         query.lastError()));
         }
         query.exec(QStringLiteral("PRAGMA user_version=%1").arg(kSchemaVersion));
+        if (!query.exec(QStringLiteral("COMMIT")))
+            return rollback(sqlError(QStringLiteral("cannot update %1").arg(path), query.lastError()));
 
         // Rows of workbench processes that ended while their action ran.
         QList<qint64> orphans;
@@ -376,7 +418,7 @@ Expected<void> CommandLog::finish(qint64 id, const ActionEnd& end)
         QSqlQuery query(db);
         query.prepare(QStringLiteral(
             "UPDATE actions SET ended_ms=?, duration_ms=?, outcome=?, exit_status=?, signal=?, error=?, "
-            "stdout_bytes=?, stderr_bytes=?, stdout_capped=?, stderr_capped=? WHERE id=?"));
+            "stdout_bytes=?, stderr_bytes=?, stdout_capped=?, stderr_capped=?, artifacts_dir=? WHERE id=?"));
         query.addBindValue(QDateTime::currentMSecsSinceEpoch());
         query.addBindValue(active->timer.elapsed());
         query.addBindValue(outcomeName(end.outcome));
@@ -387,6 +429,7 @@ Expected<void> CommandLog::finish(qint64 id, const ActionEnd& end)
         query.addBindValue(active->err.bytes);
         query.addBindValue(active->out.capped);
         query.addBindValue(active->err.capped);
+        query.addBindValue(text(end.artifactsDir));
         query.addBindValue(id);
         if (!query.exec()) {
             db.rollback();

@@ -9,6 +9,7 @@
 #include <QList>
 #include <QObject>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -37,6 +38,7 @@ struct ActionEnd
     std::optional<int> exitStatus;
     std::optional<int> signal;
     QString error;
+    QString artifactsDir; ///< host folder of the files a run gave back; empty for none
 };
 
 /// Which rows CommandLog::rows() returns. Empty fields match everything.
@@ -76,6 +78,12 @@ public:
     static Expected<std::shared_ptr<CommandLog>> open(const QString& path,
                                                       qint64 outputCapBytes = kDefaultOutputCapBytes);
     static QString defaultPath(); ///< dataDir()/command-log.sqlite
+    /// The log at defaultPath(), opened by the first call in this process and shared by every
+    /// later one (the window's panes, the CLI's commands). When it cannot be opened every call
+    /// returns the same error, and the first one also passes it to `warn` (to show it once) and
+    /// to the sbw.log category; the workbench then works without a log.
+    static Expected<std::shared_ptr<CommandLog>> openDefault(
+        const std::function<void(const QString&)>& warn = {});
 
     ~CommandLog() override;
 

@@ -4,7 +4,9 @@
 #include "GuestSession.h"
 #include "LoggedAction.h"
 #include "Logging.h"
+#include "RunInputFiles.h"
 #include "SandboxLimits.h"
+#include "SftpClient.h"
 
 #include <QElapsedTimer>
 
@@ -13,10 +15,14 @@
 namespace sbw {
 namespace {
 
+/// The script's working folder in the guest, and the folder of its artifacts below it.
+const QByteArray kRunFolder = QByteArrayLiteral("/root/run");
+const QByteArray kOutFolder = QByteArrayLiteral("/root/run/out");
+
 QByteArray launchCommand(Language language)
 {
     // The script arrives on stdin; the interpreter then runs with stdin at EOF.
-    const QByteArray prepare = "mkdir -p /root/run && cd /root/run && ";
+    const QByteArray prepare = "mkdir -p " + kOutFolder + " && cd " + kRunFolder + " && ";
     if (language == Language::Python)
         return prepare + "cat > main.py && exec python3 -u main.py";
     return prepare + "cat > main.sh && exec sh main.sh";
@@ -74,6 +80,24 @@ void lookForGuestLimits(Sandbox& sandbox, const RunOptions& options, RunResult& 
             QStringLiteral("the disk limit of %1 was hit: the guest's root file system is full")
                 .arg(gibText(sandbox.diskBytes()));
     }
+}
+
+/// Copies the script's out/ folder to <artifactsRoot>/<domain>/out and records it in `result`.
+void fetchArtifacts(Sandbox& sandbox, const RunOptions& options, RunResult& result)
+{
+    auto sftp = sandbox.session().openSftp();
+    if (!sftp) {
+        result.artifactsNote = QStringLiteral("the run's out/ folder could not be read: %1")
+                                   .arg(sftp.error().message);
+        return;
+    }
+    const QString root = options.artifactsRoot.isEmpty() ? runsFolder() : options.artifactsRoot;
+    const QString folder = root + QLatin1Char('/') + result.domainName + QStringLiteral("/out");
+    ArtifactCollection collection = collectArtifacts(*sftp.value(), kOutFolder, folder, options.artifactCaps);
+    result.artifacts = std::move(collection.artifacts);
+    result.artifactsNote = std::move(collection.note);
+    if (!result.artifacts.isEmpty())
+        result.artifactsFolder = folder;
 }
 
 } // namespace
@@ -181,6 +205,7 @@ ActionEnd runLogEnd(const RunResult& result)
     end.exitStatus = result.exitStatus;
     end.signal = result.signal;
     end.error = result.error.isEmpty() ? result.limitNote : result.error;
+    end.artifactsDir = result.artifactsFolder;
     if (!result.error.isEmpty())
         end.outcome = Outcome::Error;
     else if (result.cancelled)
@@ -221,6 +246,10 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
         return result;
     };
 
+    auto inputs = checkInputFiles(options.inputFiles);
+    if (!inputs)
+        return finish(inputs.error().message);
+
     phase(RunPhase::Connecting);
     if (auto opened = connection.ensureOpen(); !opened)
         return finish(opened.error().message);
@@ -247,6 +276,16 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
         return finish(cancelled() ? QString() : ready.error().message);
     }
     result.bootMs = boot.elapsed();
+    if (!inputs->isEmpty()) {
+        auto sftp = sandbox->session().openSftp();
+        auto uploaded = sftp ? uploadInputFiles(*sftp.value(), inputs.value(), kRunFolder)
+                             : Expected<void>(makeError(QStringLiteral("cannot upload the input files: %1")
+                                                            .arg(sftp.error().message)));
+        if (!uploaded) {
+            destroy();
+            return finish(cancelled() ? QString() : uploaded.error().message);
+        }
+    }
     if (callbacks.onSessionReady)
         callbacks.onSessionReady(sandbox->sharedSession());
 
@@ -301,6 +340,7 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
     wall.start();
     auto status = sandbox->session().exec(request);
     result.wallMs = wall.elapsed();
+    const bool guestAnswered = status.ok(); // else the session may be stuck: fetch nothing
     execDone = true;
     if (relay.joinable())
         relay.join();
@@ -335,6 +375,8 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
     const bool failed = status->signal || status->exitStatus.value_or(0) != 0;
     if (failed && !status->timedOut && !status->cancelled && !result.limit)
         lookForGuestLimits(*sandbox, options, result);
+    if (guestAnswered && !cancelled())
+        fetchArtifacts(*sandbox, options, result);
     result.totalMs = total.elapsed();
     if (callbacks.onResult)
         callbacks.onResult(result);

@@ -2,6 +2,7 @@
 
 #include "ActionRecord.h"
 #include "HypervisorConnection.h"
+#include "RunArtifacts.h"
 #include "Sandbox.h"
 
 #include <QByteArray>
@@ -42,6 +43,13 @@ struct RunOptions
     static constexpr qint64 kDefaultOutputCapBytes = qint64(64) << 20;
     qint64 outputCapBytes = kDefaultOutputCapBytes;
     SandboxOptions sandbox; ///< image, memory (MiB), vCPUs, CPU share, disk (GiB), readiness deadline
+    /// Host files copied byte for byte into the script's working folder /root/run, under their
+    /// own names, before the script starts (see checkInputFiles() for what is refused).
+    QStringList inputFiles;
+    /// How many files and bytes of the script's out/ folder come back (RunResult::artifacts).
+    ArtifactCaps artifactCaps;
+    /// Where a run's artifacts go: <artifactsRoot>/<domain name>/out. Empty: runsFolder().
+    QString artifactsRoot;
     /// Where the run is logged: one Run row from the domain's start to the result, with the
     /// script as its command and the output kept (CommandLog). Null: not logged.
     std::shared_ptr<CommandLog> log;
@@ -92,6 +100,15 @@ struct RunResult
     /// hit: the guest's kernel killed python3 (pid 231) for lack of memory", "the disk limit of
     /// 4 GiB was hit: the guest's root file system is full".
     QString limitNote;
+    /// Files the script wrote under out/ in its working folder, copied to the host after it
+    /// ended and before its microVM was destroyed (not after a cancel or a broken session), up
+    /// to RunOptions::artifactCaps; in name order.
+    QList<RunArtifact> artifacts;
+    /// The host folder holding them (<data>/runs/<domain name>/out); empty when none came back.
+    QString artifactsFolder;
+    /// Set when out/ held more than came back: which cap, what was skipped
+    /// (ArtifactCollection::note); empty otherwise.
+    QString artifactsNote;
     QString domainName;            ///< the libvirt domain used, for logs
     qint64 bootMs = 0;             ///< domain start → SSH session ready
     qint64 wallMs = 0;             ///< script start → script end
@@ -128,9 +145,11 @@ struct RunCallbacks
     std::function<void(std::shared_ptr<GuestSession>)> onSessionReady;
 };
 
-/// Runs `options.code` in a fresh microVM and destroys it: starts a Sandbox, writes the script
-/// to /root/run/main.py (or main.sh) in the guest, runs it there as root with the working
-/// folder /root/run, streams its output through `callbacks`, and returns the result. Blocks
+/// Runs `options.code` in a fresh microVM and destroys it: checks and uploads the input files,
+/// starts a Sandbox, writes the script to /root/run/main.py (or main.sh) in the guest, runs it
+/// there as root with the working folder /root/run (which holds the input files and an empty
+/// out/ folder), streams its output through `callbacks`, copies the files under out/ back to
+/// the host (RunResult::artifacts), and returns the result. Blocks
 /// (seconds under TCG): call on a worker thread. Never throws; failures are in
 /// RunResult::error. Setting `*cancel` ends the run early; the VM is destroyed either way.
 RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& options,

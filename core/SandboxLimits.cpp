@@ -2,6 +2,8 @@
 
 #include "GuestImage.h"
 
+#include <limits>
+
 namespace sbw {
 
 QString DiskLimit::kernelParameter() const
@@ -47,6 +49,25 @@ Expected<void> validateCpuShare(int percent, int vcpus)
                                     "(100 per vCPU), or 0 for no limit; %2 is not")
                          .arg(100 * vcpus)
                          .arg(percent));
+}
+
+std::optional<qint64> parseByteSize(const QString& text)
+{
+    static const QString suffixes = QStringLiteral("KMG");
+    QString digits = text;
+    int shift = 0;
+    if (!text.isEmpty()) {
+        const int unit = int(suffixes.indexOf(text.back().toUpper()));
+        if (unit >= 0) {
+            shift = 10 * (unit + 1);
+            digits.chop(1);
+        }
+    }
+    bool ok = false;
+    const qint64 value = digits.toLongLong(&ok);
+    if (!ok || value < 0 || value > (std::numeric_limits<qint64>::max() >> shift))
+        return std::nullopt;
+    return value << shift;
 }
 
 } // namespace sbw

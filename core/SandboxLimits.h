@@ -4,6 +4,8 @@
 
 #include <QString>
 
+#include <optional>
+
 namespace sbw {
 
 struct GuestImage;
@@ -24,6 +26,10 @@ struct DiskLimit
 /// Errors: a negative limit, or one below the image's size ("the disk limit of 2 GiB is below the
 /// size of image 'minimal' (4 GiB): use 4 GiB or more").
 Expected<DiskLimit> diskLimit(const GuestImage& image, int diskGiB);
+
+/// "65536", "64K", "16M", "1G" (powers of 1024; k, m, g too) as bytes, 0 or more; nullopt for
+/// anything else (the CLI's --output-cap).
+std::optional<qint64> parseByteSize(const QString& text);
 
 /// Bytes as GiB for people: "4 GiB", "4.5 GiB".
 QString gibText(qint64 bytes);

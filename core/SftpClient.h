@@ -77,9 +77,11 @@ public:
 
     /// Copies the guest file or folder (recursively) `guestPath` to `hostPath`, which it
     /// creates or overwrites, byte for byte; `progress` counts file bytes of the whole tree.
-    /// Symlinks and special files inside a folder are skipped.
+    /// Symlinks and special files inside a folder are skipped. With `maxBytes` ≥ 0 the copy
+    /// stops with an error ("… is larger than N bytes") once the tree passes that many bytes,
+    /// whatever sizes the guest reported.
     Expected<void> download(const QByteArray& guestPath, const QString& hostPath,
-                            const Progress& progress = {});
+                            const Progress& progress = {}, qint64 maxBytes = -1);
 
     /// Copies the host file `hostPath` to the guest path `guestPath` (created or truncated,
     /// mode 0644), byte for byte.

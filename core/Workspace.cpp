@@ -504,8 +504,26 @@ Expected<void> Workspace::remove()
     return removeWorkspaceRecord(m_record.name);
 }
 
-Expected<ExecStatus> Workspace::exec(const ExecRequest& request, Clock::time_point readyDeadline)
+Expected<WorkspaceEnvironment> Workspace::environment() const
 {
+    return loadWorkspaceEnvironment(m_record.name);
+}
+
+Expected<void> Workspace::setEnvironment(const WorkspaceEnvironment& environment)
+{
+    std::lock_guard lock(m_mutex);
+    WorkspaceRecord record = m_record;
+    record.environment = environment;
+    return saveWorkspaceRecord(record);
+}
+
+Expected<ExecStatus> Workspace::exec(const ExecRequest& plainRequest, Clock::time_point readyDeadline)
+{
+    auto environment = this->environment();
+    if (!environment)
+        return environment.error();
+    ExecRequest request = plainRequest;
+    request.command.prepend(environment->exportLines());
     // A second attempt on a new session when the guest never answered the channel request:
     // the command did not start then, so running it again runs it once.
     for (int attempt = 1;; ++attempt) {

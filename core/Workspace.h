@@ -97,10 +97,16 @@ public:
     /// and the record. The object must not be used afterwards.
     Expected<void> remove();
 
-    /// Runs `request` in the guest (GuestSession::exec), opening the SSH session first when
-    /// there is none; waits until `readyDeadline` for a starting guest. Errors: state does not
-    /// allow exec, guest not ready in time, every SSH port held by other programs, session
-    /// broken (the next call reconnects).
+    /// The variables injected into every command, read from the record on disk now (so a change
+    /// made by another workbench process counts). Errors: the record cannot be read.
+    Expected<WorkspaceEnvironment> environment() const;
+    /// Replaces the variables (written to the record at once). Errors: record not writable.
+    Expected<void> setEnvironment(const WorkspaceEnvironment& environment);
+
+    /// Runs `request` in the guest (GuestSession::exec) with environment() exported first,
+    /// opening the SSH session when there is none; waits until `readyDeadline` for a starting
+    /// guest. Errors: state does not allow exec, the record cannot be read, guest not ready in
+    /// time, every SSH port held by other programs, session broken (the next call reconnects).
     Expected<ExecStatus> exec(const ExecRequest& request,
                               std::chrono::steady_clock::time_point readyDeadline);
 

@@ -1,9 +1,6 @@
 #include "WorkspaceExecController.h"
 
-#include "LoggedAction.h"
 #include "Workspace.h"
-
-#include <QElapsedTimer>
 
 namespace sbw {
 namespace {
@@ -50,7 +47,8 @@ void WorkspaceExecController::joinWorker()
 }
 
 bool WorkspaceExecController::start(std::shared_ptr<Workspace> workspace, const QString& command,
-                                    const QString& workdir, std::chrono::seconds timeout)
+                                    const QString& workdir, std::chrono::seconds timeout,
+                                    qint64 outputCapBytes)
 {
     if (m_running || !workspace)
         return false;
@@ -58,38 +56,23 @@ bool WorkspaceExecController::start(std::shared_ptr<Workspace> workspace, const 
     m_running = true;
     m_cancel = false;
     m_output.start();
-    ActionStart logged;
-    logged.sandbox = workspace->name();
-    logged.actor = m_actor;
-    logged.kind = ActionKind::Exec;
-    logged.command = command;
-    logged.workdir = workdir;
-    m_worker = std::thread([this, workspace = std::move(workspace), command, workdir, timeout,
-                            log = m_log, logged] {
-        QElapsedTimer clock;
-        clock.start();
-        LoggedAction action(log, logged);
-        ExecRequest request;
-        request.command = workspaceShellCommand(command, workdir);
-        request.timeout = timeout;
-        request.cancel = &m_cancel;
-        request.onStdout = [this, &action](QByteArrayView bytes) {
-            m_output.append(OutputStream::Stdout, bytes);
-            action.output(OutputStream::Stdout, bytes);
-        };
-        request.onStderr = [this, &action](QByteArrayView bytes) {
-            m_output.append(OutputStream::Stderr, bytes);
-            action.output(OutputStream::Stderr, bytes);
-        };
+    WorkspaceCommandOptions options;
+    options.command = command;
+    options.shellCommand = workspaceShellCommand(command, workdir);
+    options.workdir = workdir;
+    options.timeout = timeout;
+    options.outputCapBytes = outputCapBytes;
+    options.cancel = &m_cancel;
+    options.log = m_log;
+    options.actor = m_actor;
+    options.onOutput = [this](OutputStream stream, QByteArrayView bytes) {
+        m_output.append(stream, bytes);
+    };
+    m_worker = std::thread([this, workspace = std::move(workspace), options]() mutable {
+        options.readyDeadline = std::chrono::steady_clock::now() + kReadyWait;
         WorkspaceExecOutcome outcome;
-        outcome.command = command;
-        auto status = workspace->exec(request, std::chrono::steady_clock::now() + kReadyWait);
-        action.finish(LoggedAction::endOf(status));
-        if (status)
-            outcome.status = status.value();
-        else
-            outcome.error = status.error().message;
-        outcome.wallMs = clock.elapsed();
+        static_cast<WorkspaceCommandResult&>(outcome) = runWorkspaceCommand(*workspace, options);
+        outcome.command = options.command;
         QMetaObject::invokeMethod(
             this,
             [this, outcome] {

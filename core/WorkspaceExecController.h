@@ -1,8 +1,8 @@
 #pragma once
 
 #include "ActionRecord.h"
-#include "GuestSession.h"
 #include "OutputBatcher.h"
+#include "WorkspaceCommand.h"
 
 #include <QObject>
 
@@ -16,16 +16,14 @@ namespace sbw {
 class CommandLog;
 class Workspace;
 
-/// How one command in a workspace ended, for the controller's finished() signal.
-struct WorkspaceExecOutcome
+/// How one command in a workspace ended, for the controller's finished() signal: status or
+/// error, the limit that ended it, wallMs from start() to the end.
+struct WorkspaceExecOutcome : WorkspaceCommandResult
 {
-    QString command;     ///< the command line as typed
-    ExecStatus status;   ///< valid when error is empty
-    QString error;       ///< a sentence when the command could not run or the session broke
-    qint64 wallMs = 0;   ///< from start() to the end, ms
+    QString command; ///< the command line as typed
 };
 
-/// Runs one shell command at a time in a workspace (Workspace::exec) on a worker thread, for
+/// Runs one shell command at a time in a workspace (runWorkspaceCommand) on a worker thread, for
 /// the GUI's command line. Output arrives batched (OutputBatcher: at most one burst per 50 ms)
 /// on the controller's thread, then finished(). Destroying the controller cancels a command
 /// in progress (its guest session is killed) and waits for the worker.
@@ -43,10 +41,12 @@ public:
     void setCommandLog(std::shared_ptr<CommandLog> log, Actor actor);
 
     /// Runs `command` with `/bin/sh -c` semantics (the guest user's shell) in `workdir` of
-    /// `workspace`, killed after `timeout` (0: none). A starting guest is waited for up to
-    /// 120 s. Returns false while a command runs.
+    /// `workspace`, killed after `timeout` (0: none) or when stdout or stderr passes
+    /// `outputCapBytes` (0: none). A starting guest is waited for up to 120 s. Returns false
+    /// while a command runs.
     bool start(std::shared_ptr<Workspace> workspace, const QString& command,
-               const QString& workdir, std::chrono::seconds timeout);
+               const QString& workdir, std::chrono::seconds timeout,
+               qint64 outputCapBytes = RunOptions::kDefaultOutputCapBytes);
     /// Kills the running command; finished() follows with status.cancelled set.
     void cancel() { m_cancel = true; }
 

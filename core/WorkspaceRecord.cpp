@@ -56,6 +56,7 @@ QJsonObject WorkspaceRecord::toJson() const
         {QStringLiteral("disk_gib"), settings.diskGiB},
         {QStringLiteral("cpu_share_percent"), settings.cpuSharePercent},
         {QStringLiteral("network"), workspaceNetworkName(settings.network)},
+        {QStringLiteral("environment"), environment.toJson()},
     };
 }
 
@@ -78,6 +79,7 @@ WorkspaceRecord WorkspaceRecord::fromJson(const QJsonObject& json)
     r.settings.diskGiB = json.value(QStringLiteral("disk_gib")).toInt();
     r.settings.cpuSharePercent = json.value(QStringLiteral("cpu_share_percent")).toInt();
     parseWorkspaceNetwork(json.value(QStringLiteral("network")).toString(), &r.settings.network);
+    r.environment = WorkspaceEnvironment::fromJson(json.value(QStringLiteral("environment")).toArray());
     return r;
 }
 
@@ -174,7 +176,8 @@ Expected<void> saveWorkspaceRecord(const WorkspaceRecord& record)
     if (!paths::ensureDir(workspaceRecordsDir()))
         return makeError(QStringLiteral("cannot create %1").arg(workspaceRecordsDir()));
     QSaveFile file(recordPath(record.name));
-    if (!file.open(QIODevice::WriteOnly))
+    if (!file.open(QIODevice::WriteOnly) ||
+        !file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner))
         return makeError(
             QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString()));
     file.write(QJsonDocument(record.toJson()).toJson());

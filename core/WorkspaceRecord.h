@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Expected.h"
+#include "WorkspaceEnvironment.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -50,6 +51,9 @@ struct WorkspaceRecord
     QString hostKey;      ///< "ssh-ed25519 AAAA…": the guest sshd's host key, pinned at creation
     QDateTime created;    ///< UTC
     WorkspaceSettings settings;
+    /// Variables injected into every command; kept in the JSON record only (not in the domain's
+    /// metadata, which read-only libvirt clients can see). Empty in records read from metadata.
+    WorkspaceEnvironment environment;
 
     QJsonObject toJson() const;
     static WorkspaceRecord fromJson(const QJsonObject& json);
@@ -76,7 +80,8 @@ Expected<WorkspaceRecord> workspaceRecordFromMetadata(const QString& xml, const 
 /// `<dataDir>/workspaces`.
 QString workspaceRecordsDir();
 
-/// Writes `<workspaceRecordsDir()>/<name>.json` (atomically). Errors: folder or file not writable.
+/// Writes `<workspaceRecordsDir()>/<name>.json` (atomically, readable by its owner only: it may
+/// hold secrets). Errors: folder or file not writable.
 Expected<void> saveWorkspaceRecord(const WorkspaceRecord& record);
 
 /// Deletes the JSON record of `name`; succeeds when it does not exist.

@@ -4,6 +4,8 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace sbw {
 
@@ -28,7 +30,19 @@ void CommandLogModel::setFilter(const LogFilter& filter)
 
 void CommandLogModel::refresh()
 {
-    auto rows = m_log->rows(m_filter);
+    const quint64 read = ++m_reads;
+    using Rows = Expected<QList<ActionRecord>>;
+    auto* watcher = new QFutureWatcher<Rows>(this);
+    connect(watcher, &QFutureWatcher<Rows>::finished, this, [this, watcher, read] {
+        watcher->deleteLater();
+        if (read == m_reads)
+            showRows(watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run([log = m_log, filter = m_filter] { return log->rows(filter); }));
+}
+
+void CommandLogModel::showRows(const Expected<QList<ActionRecord>>& rows)
+{
     beginResetModel();
     if (rows) {
         m_rows = std::move(rows.value());
@@ -40,6 +54,7 @@ void CommandLogModel::refresh()
         m_error = rows.error().message;
     }
     endResetModel();
+    Q_EMIT refreshed();
 }
 
 QStringList CommandLogModel::sandboxes() const

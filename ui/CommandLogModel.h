@@ -10,8 +10,10 @@
 namespace sbw {
 
 /// Table model over the command log (CommandLog), newest row first, for the log pane. It shows
-/// the rows matching its filter (at most `limit`, default 1000) and follows the log live: a
-/// row added or completed anywhere in this process re-reads the rows within 100 ms. Text from
+/// the rows matching its filter (at most 1000) and follows the log live: a row added or
+/// completed anywhere in this process re-reads the rows within 100 ms. Rows are read off the
+/// GUI thread (Qt's thread pool waits for the log's own thread); the model is reset when they
+/// arrive, then refreshed() is emitted. A read that a newer one overtook is dropped. Text from
 /// guests and agents is shown with control characters visibly escaped (makeVisible); a
 /// command's first line is shown, the whole command is the tooltip.
 class CommandLogModel : public QAbstractTableModel
@@ -27,7 +29,7 @@ public:
 
     void setFilter(const LogFilter& filter);
     const LogFilter& filter() const { return m_filter; }
-    /// Reads the rows again now.
+    /// Reads the rows again, in the background; refreshed() follows.
     void refresh();
 
     const ActionRecord& record(int row) const { return m_rows.at(row); }
@@ -45,13 +47,20 @@ public:
     /// "exit 0", "exit 3", "signal 9", "running", "timed-out", "denied: reason", ...
     static QString statusText(const ActionRecord& record);
 
+Q_SIGNALS:
+    /// The rows of the latest refresh() (or filter) are shown.
+    void refreshed();
+
 private:
+    void showRows(const Expected<QList<ActionRecord>>& rows);
+
     std::shared_ptr<CommandLog> m_log;
     LogFilter m_filter;
     QList<ActionRecord> m_rows;
     QSet<QString> m_sandboxes;
     QString m_error;
     QTimer m_refresh;
+    quint64 m_reads = 0; ///< refresh() calls so far; only the latest one's rows are shown
 };
 
 } // namespace sbw

@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
+#include <QFutureWatcher>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -21,6 +22,7 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace sbw {
 namespace {
@@ -128,6 +130,7 @@ void CommandLogPane::applyFilter()
 void CommandLogPane::showDetail()
 {
     const QModelIndex current = m_table->currentIndex();
+    ++m_detailReads;
     if (!current.isValid()) {
         m_detail->clear();
         return;
@@ -142,6 +145,37 @@ void CommandLogPane::showDetail()
     if (!r.workdir.isEmpty())
         text += tr("folder: %1\n").arg(makeVisible(r.workdir));
     text += QStringLiteral("\n") + makeVisible(r.command) + QStringLiteral("\n");
+    const bool wantsOutput = r.outcome != Outcome::Running && (r.stdoutBytes > 0 || r.stderrBytes > 0);
+    if (!wantsOutput) {
+        m_detail->setPlainText(text + outputSections(r, QByteArray(), QByteArray()));
+        Q_EMIT detailShown();
+        return;
+    }
+    m_detail->setPlainText(text + tr("\n(reading the output…)"));
+    // The output is read off the GUI thread; a newer selection overtakes it.
+    using Outputs = std::pair<Expected<QByteArray>, Expected<QByteArray>>;
+    const quint64 read = m_detailReads;
+    auto* watcher = new QFutureWatcher<Outputs>(this);
+    connect(watcher, &QFutureWatcher<Outputs>::finished, this, [this, watcher, read, r, text] {
+        watcher->deleteLater();
+        if (read != m_detailReads)
+            return;
+        const Outputs outputs = watcher->result();
+        m_detail->setPlainText(text + outputSections(r, outputs.first, outputs.second));
+        Q_EMIT detailShown();
+    });
+    watcher->setFuture(QtConcurrent::run([log = m_log, r]() -> Outputs {
+        const auto read = [&](OutputStream stream, qint64 bytes) -> Expected<QByteArray> {
+            return bytes > 0 ? log->output(r.id, stream) : Expected<QByteArray>(QByteArray());
+        };
+        return {read(OutputStream::Stdout, r.stdoutBytes), read(OutputStream::Stderr, r.stderrBytes)};
+    }));
+}
+
+QString CommandLogPane::outputSections(const ActionRecord& r, const Expected<QByteArray>& out,
+                                       const Expected<QByteArray>& err) const
+{
+    QString text;
     for (OutputStream stream : {OutputStream::Stdout, OutputStream::Stderr}) {
         const bool isOut = stream == OutputStream::Stdout;
         const qint64 bytes = isOut ? r.stdoutBytes : r.stderrBytes;
@@ -152,10 +186,10 @@ void CommandLogPane::showDetail()
             text += tr("(shown when the action ends)\n");
             continue;
         }
-        const auto output = m_log->output(r.id, stream);
+        const Expected<QByteArray>& output = isOut ? out : err;
         text += output ? shownOutput(output.value()) : output.error().message;
     }
-    m_detail->setPlainText(text);
+    return text;
 }
 
 Expected<void> CommandLogPane::exportTo(const QString& path, Format format) const

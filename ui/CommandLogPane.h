@@ -19,7 +19,9 @@ class CommandLogModel;
 /// The command log pane: every action on every sandbox, newest first and live, with filters
 /// (sandbox, actor, status, text), a detail view of the selected row (whole command, stdout,
 /// stderr) and export of the filtered rows as JSON Lines or CSV. Text from guests and agents is
-/// shown literally: escape sequences and control characters appear escaped, never act.
+/// shown literally: escape sequences and control characters appear escaped, never act. Rows and
+/// output are read off the GUI thread (CommandLogModel; the detail view's output arrives after
+/// its header, detailShown() then).
 class CommandLogPane : public QWidget
 {
     Q_OBJECT
@@ -38,9 +40,16 @@ public:
     /// cannot be written (the message names it).
     Expected<void> exportTo(const QString& path, Format format) const;
 
+Q_SIGNALS:
+    /// The detail view shows the selected row completely, its output included.
+    void detailShown();
+
 private:
     void applyFilter();
     void showDetail();
+    /// The stdout and stderr sections of the detail view for `r`.
+    QString outputSections(const ActionRecord& r, const Expected<QByteArray>& out,
+                           const Expected<QByteArray>& err) const;
     void chooseExport(Format format);
     void updateSandboxChoices();
 
@@ -53,6 +62,7 @@ private:
     QComboBox* m_actor;
     QComboBox* m_outcome;
     QLabel* m_status;
+    quint64 m_detailReads = 0; ///< selections so far; only the latest one's output is shown
 };
 
 } // namespace sbw

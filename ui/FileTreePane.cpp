@@ -2,6 +2,7 @@
 
 #include "FilePreview.h"
 #include "FileTreeModel.h"
+#include "LoggedAction.h"
 #include "VisibleText.h"
 
 #include <QCoreApplication>
@@ -13,6 +14,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QPointer>
 #include <QProgressBar>
@@ -24,6 +26,25 @@
 #include <thread>
 
 namespace sbw {
+namespace {
+
+/// A person's row for a file action: the guest path as its command, with the host file of an
+/// upload or download ("/root/a.txt ← /home/me/a.txt", "/root/a.txt → /home/me/a.txt").
+ActionStart fileAction(const QString& sandbox, ActionKind kind, const QByteArray& guestPath,
+                       const QString& hostPath)
+{
+    ActionStart start;
+    start.sandbox = sandbox;
+    start.kind = kind;
+    start.command = QString::fromUtf8(guestPath);
+    if (kind == ActionKind::Upload)
+        start.command += QStringLiteral(" ← ") + hostPath;
+    else if (kind == ActionKind::Download)
+        start.command += QStringLiteral(" → ") + hostPath;
+    return start;
+}
+
+} // namespace
 
 FileTreePane::FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& rootPath,
                            QWidget* parent)
@@ -32,6 +53,7 @@ FileTreePane::FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& r
       m_download(new QPushButton(tr("Download…"), this)),
       m_open(new QPushButton(tr("Open"), this)),
       m_upload(new QPushButton(tr("Upload…"), this)),
+      m_delete(new QPushButton(tr("Delete…"), this)),
       m_closePreview(new QPushButton(tr("Close Preview"), this)),
       m_split(new QSplitter(Qt::Horizontal, this)), m_progress(new QProgressBar(this)),
       m_status(new QLabel(this))
@@ -67,6 +89,7 @@ FileTreePane::FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& r
     buttons->addWidget(m_open);
     buttons->addWidget(m_download);
     buttons->addWidget(m_upload);
+    buttons->addWidget(m_delete);
     buttons->addWidget(m_progress, 1);
     buttons->addStretch();
     buttons->addWidget(m_closePreview);
@@ -99,6 +122,15 @@ FileTreePane::FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& r
             QFileDialog::getOpenFileNames(this, tr("Upload to the sandbox"), QDir::homePath());
         if (!files.isEmpty())
             uploadFiles(files, uploadFolder());
+    });
+    connect(m_delete, &QPushButton::clicked, this, [this] {
+        const QModelIndex current = m_view->currentIndex();
+        if (!current.isValid())
+            return;
+        const QString path = makeVisible(QString::fromUtf8(current.data(FileTreeModel::PathRole).toByteArray()));
+        if (QMessageBox::question(this, tr("Delete"), tr("Delete %1 in the sandbox?").arg(path))
+            == QMessageBox::Yes)
+            deleteSelected();
     });
     connect(m_model, &FileTreeModel::loadFailed, this,
             [this](const QByteArray&, const QString& message) {
@@ -139,8 +171,13 @@ void FileTreePane::downloadSelected(const QString& hostFolder)
     const QString target =
         QDir(hostFolder).filePath(QFile::decodeName(guestPath.mid(guestPath.lastIndexOf('/') + 1)));
     startTransfer(tr("Downloading %1").arg(makeVisible(QString::fromUtf8(guestPath))),
-                  [sftp = m_sftp, guestPath, target](const SftpClient::Progress& progress) {
-                      return sftp->download(guestPath, target, progress);
+                  [sftp = m_sftp, guestPath, target, log = m_log,
+                   logged = loggedFile(ActionKind::Download, guestPath, target)](
+                      const SftpClient::Progress& progress) {
+                      LoggedAction action(log, logged);
+                      auto done = sftp->download(guestPath, target, progress);
+                      action.finish(LoggedAction::endOf(done));
+                      return done;
                   },
                   {});
 }
@@ -218,8 +255,8 @@ void FileTreePane::uploadFiles(const QStringList& hostFiles, const QByteArray& g
         return;
     startTransfer(
         tr("Uploading %n file(s)", nullptr, int(hostFiles.size())),
-        [sftp = m_sftp, hostFiles,
-         guestFolder](const SftpClient::Progress& progress) -> Expected<void> {
+        [sftp = m_sftp, hostFiles, guestFolder, log = m_log,
+         sandbox = m_sandbox](const SftpClient::Progress& progress) -> Expected<void> {
             qint64 total = 0;
             for (const QString& file : hostFiles)
                 total += QFileInfo(file).size();
@@ -227,8 +264,10 @@ void FileTreePane::uploadFiles(const QStringList& hostFiles, const QByteArray& g
             for (const QString& file : hostFiles) {
                 const QByteArray target = guestFolder + (guestFolder.endsWith('/') ? "" : "/") +
                                           QFile::encodeName(QFileInfo(file).fileName());
+                LoggedAction action(log, fileAction(sandbox, ActionKind::Upload, target, file));
                 auto sent = sftp->upload(
                     file, target, [&](qint64 done, qint64) { progress(before + done, total); });
+                action.finish(LoggedAction::endOf(sent));
                 if (!sent)
                     return sent;
                 before += QFileInfo(file).size();
@@ -236,6 +275,37 @@ void FileTreePane::uploadFiles(const QStringList& hostFiles, const QByteArray& g
             return {};
         },
         guestFolder);
+}
+
+void FileTreePane::setCommandLog(std::shared_ptr<CommandLog> log, const QString& sandbox)
+{
+    m_log = std::move(log);
+    m_sandbox = sandbox;
+}
+
+ActionStart FileTreePane::loggedFile(ActionKind kind, const QByteArray& guestPath,
+                                     const QString& hostPath) const
+{
+    return fileAction(m_sandbox, kind, guestPath, hostPath);
+}
+
+void FileTreePane::deleteSelected()
+{
+    const QModelIndex current = m_view->currentIndex();
+    if (!current.isValid() || m_busy)
+        return;
+    const QByteArray guestPath = current.data(FileTreeModel::PathRole).toByteArray();
+    const QByteArray folder = guestPath.left(std::max<qsizetype>(guestPath.lastIndexOf('/'), 1));
+    startTransfer(tr("Deleting %1").arg(makeVisible(QString::fromUtf8(guestPath))),
+                  [sftp = m_sftp, guestPath, log = m_log,
+                   logged = loggedFile(ActionKind::FileDelete, guestPath, {})](
+                      const SftpClient::Progress&) {
+                      LoggedAction action(log, logged);
+                      auto removed = sftp->remove(guestPath);
+                      action.finish(LoggedAction::endOf(removed));
+                      return removed;
+                  },
+                  folder);
 }
 
 void FileTreePane::startTransfer(const QString& label,
@@ -312,6 +382,7 @@ void FileTreePane::setBusy(bool busy)
     m_open->setEnabled(!busy && m_view->currentIndex().data(FileTreeModel::EntryTypeRole).toInt()
                                     == int(SftpEntry::Type::File));
     m_upload->setEnabled(!busy);
+    m_delete->setEnabled(!busy && m_view->currentIndex().isValid());
 }
 
 bool FileTreePane::eventFilter(QObject* watched, QEvent* event)

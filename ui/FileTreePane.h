@@ -1,5 +1,6 @@
 #pragma once
 
+#include "CommandLog.h"
 #include "SftpClient.h"
 
 #include <QPointer>
@@ -22,8 +23,10 @@ class FileTreeModel;
 /// The file tree of a running sandbox: a lazy tree (FileTreeModel) of the guest folder
 /// `rootPath` with Refresh, Open, Download… and Upload… buttons, uploads by dropping host files
 /// on a folder (or on the empty area: the root), a progress bar for the running transfer and a
-/// preview of the opened file beside the tree. One transfer runs at a time, on a worker
-/// thread; errors appear as a line under the tree.
+/// preview of the opened file beside the tree, and Delete… for the selected file or empty
+/// folder. One transfer runs at a time, on a worker thread; errors appear as a line under the
+/// tree. With a command log (setCommandLog()), every upload (one row per file), download and
+/// delete is a person's row there (ActionKind Upload, Download, FileDelete).
 class FileTreePane : public QWidget
 {
     Q_OBJECT
@@ -43,6 +46,14 @@ public:
     /// Returns at once; transferFinished() follows.
     void uploadFiles(const QStringList& hostFiles, const QByteArray& guestFolder);
 
+    /// Logs transfers and deletes from now on as a person's rows for sandbox `sandbox` in `log`
+    /// (null: no logging). Previews are not logged: nothing leaves the workbench.
+    void setCommandLog(std::shared_ptr<CommandLog> log, const QString& sandbox);
+
+    /// Removes the selected file, symlink or empty folder in the guest (Delete… asks first),
+    /// then refreshes its folder. Returns at once; transferFinished() follows.
+    void deleteSelected();
+
     /// The guest folder an upload goes to: the selected folder, the folder of the selected
     /// file, or the root.
     QByteArray uploadFolder() const;
@@ -57,7 +68,7 @@ public:
 Q_SIGNALS:
     /// A preview opened beside the tree (it is deleted when replaced or closed).
     void previewOpened(sbw::FilePreview* preview);
-    /// A download or upload ended; `error` is empty on success, else a sentence.
+    /// A download, upload or delete ended; `error` is empty on success, else a sentence.
     void transferFinished(const QString& error);
 
 protected:
@@ -69,14 +80,18 @@ private:
                        const QByteArray& refreshFolder);
     void setBusy(bool busy);
     void fitNameColumn();
+    ActionStart loggedFile(ActionKind kind, const QByteArray& guestPath, const QString& hostPath) const;
 
     std::shared_ptr<SftpClient> m_sftp;
+    std::shared_ptr<CommandLog> m_log;
+    QString m_sandbox; ///< for the log
     FileTreeModel* m_model;
     QTreeView* m_view;
     QPushButton* m_refresh;
     QPushButton* m_download;
     QPushButton* m_open;
     QPushButton* m_upload;
+    QPushButton* m_delete;
     QPushButton* m_closePreview;
     QSplitter* m_split;
     QPointer<FilePreview> m_preview;

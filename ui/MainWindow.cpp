@@ -1,7 +1,20 @@
 #include "MainWindow.h"
 
+#include "AgentsPane.h"
 #include "CommandLog.h"
+#include "ApprovalQueue.h"
+#include "ApprovalQueuePane.h"
 #include "CommandLogPane.h"
+#include "Example.h"
+#include "GuestSession.h"
+#include "InputFilesList.h"
+#include "Policy.h"
+#include "PolicyEditorDialog.h"
+#include "McpHttpAccess.h"
+#include "McpHttpTransport.h"
+#include "McpServer.h"
+#include "McpTools.h"
+#include "PolicyGate.h"
 #include "ConnectionStatusLabel.h"
 #include "GraphPane.h"
 #include "HypervisorConnection.h"
@@ -22,8 +35,11 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QTemporaryDir>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QLabel>
 #include <QFile>
+#include <QDir>
 #include <QFileDialog>
 #include <QMenu>
 #include <QMenuBar>
@@ -75,7 +91,7 @@ MainWindow::MainWindow(HypervisorConnection* connection, QWidget* parent)
 
     auto* logDock = new QDockWidget(tr("Command Log"), this);
     logDock->setObjectName(QStringLiteral("commandLogDock"));
-    if (auto log = CommandLog::open(CommandLog::defaultPath())) {
+    if (auto log = CommandLog::openDefault()) {
         m_commandLog = log.value();
         m_workspacePane->setCommandLog(m_commandLog);
         m_workspaceActions->setCommandLog(m_commandLog);
@@ -90,6 +106,7 @@ MainWindow::MainWindow(HypervisorConnection* connection, QWidget* parent)
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
     tabifyDockWidget(graphDock, logDock);
     logDock->hide(); // View ▸ Command Log
+    QDockWidget* approvalDock = createApprovalDock();
 
     auto* sessionDock = new QDockWidget(tr("Sessions"), this);
     sessionDock->setObjectName(QStringLiteral("sessionDock"));
@@ -112,7 +129,14 @@ MainWindow::MainWindow(HypervisorConnection* connection, QWidget* parent)
     commandLog->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
     view->addAction(commandLog);
     view->addAction(sessionDock->toggleViewAction());
+    QAction* approvals = approvalDock->toggleViewAction();
+    approvals->setText(tr("&Approval Queue"));
+    approvals->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    view->addAction(approvals);
+    view->addAction(tr("Approval &Policy…"), this, &MainWindow::editPolicy);
+    QMenu* agents = createAgentServer(view);
     menuBar()->insertMenu(menuBar()->actions().constLast(), view);
+    menuBar()->insertMenu(menuBar()->actions().constLast(), agents);
 
     connect(m_runPane, &RunPane::stateChanged, this, &MainWindow::updateActions);
     connect(m_runPane, &RunPane::runFinished, this, &MainWindow::onRunFinished);
@@ -196,6 +220,14 @@ void MainWindow::createMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_openAction);
+    QMenu* examples = file->addMenu(tr("&Examples"));
+    examples->setObjectName(QStringLiteral("examplesMenu"));
+    for (const Example& example : Example::all()) {
+        QAction* action = examples->addAction(example.title);
+        action->setToolTip(QDir::toNativeSeparators(example.script));
+        connect(action, &QAction::triggered, this, [this, example] { loadExample(example); });
+    }
+    examples->setEnabled(!examples->isEmpty());
     file->addSeparator();
     file->addAction(m_saveStdoutAction);
     file->addAction(m_saveStderrAction);
@@ -217,6 +249,89 @@ void MainWindow::createMenus()
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(m_aboutAction);
+}
+
+QMenu* MainWindow::createAgentServer(QMenu* view)
+{
+    // Agents' calls pass the window's gate: its policy, and the approval queue pane for `ask`.
+    m_mcpServer = new McpServer(m_gate, m_commandLog, this);
+    for (McpTool& tool : workbenchTools(std::make_shared<McpSandboxes>(m_connection)))
+        m_mcpServer->addTool(std::move(tool));
+    QString tokenError;
+    const QByteArray token = loadOrCreateMcpToken(defaultMcpTokenPath(), &tokenError);
+    if (token.isEmpty())
+        statusBar()->showMessage(tokenError);
+    m_mcpHttp = new McpHttpTransport(m_mcpServer, token, this);
+    m_agentsPane = new AgentsPane(m_mcpServer, m_mcpHttp, token, this);
+
+    auto* dock = new QDockWidget(tr("Agents"), this);
+    dock->setObjectName(QStringLiteral("agentsDock"));
+    dock->setWidget(m_agentsPane);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    dock->hide(); // View ▸ Agents
+    QAction* show = dock->toggleViewAction();
+    show->setText(tr("&Agents"));
+    view->addAction(show);
+    QMenu* agents = new QMenu(tr("&Agents"), this);
+    agents->addAction(m_agentsPane->serverAction());
+    agents->addAction(show);
+    return agents;
+}
+
+QDockWidget* MainWindow::createApprovalDock()
+{
+    Policy policy;
+    if (auto loaded = Policy::load(Policy::defaultPath()))
+        policy = loaded.value();
+    else
+        statusBar()->showMessage(
+            tr("The approval policy cannot be read (%1); agents are asked for every action").arg(loaded.error().message));
+    m_approvals = new ApprovalQueue(this);
+    m_gate = new PolicyGate(policy, m_commandLog, this);
+    m_gate->setApprovalQueue(m_approvals);
+    m_approvalPane = new ApprovalQueuePane(m_approvals);
+    m_approvalPane->setContentReader([this](const QString& sandbox, const QString& path) {
+        const std::shared_ptr<Workspace> workspace = m_workspaces->workspace(sandbox);
+        return QtConcurrent::run([workspace, sandbox, path]() -> Expected<QByteArray> {
+            if (!workspace)
+                return makeError(tr("there is no workspace %1").arg(sandbox));
+            auto session = workspace->session(std::chrono::steady_clock::now() + std::chrono::seconds(10));
+            if (!session)
+                return session.error();
+            auto sftp = session.value()->openSftp();
+            if (!sftp)
+                return sftp.error();
+            QTemporaryDir dir;
+            const QString target = dir.filePath(QStringLiteral("current"));
+            if (auto copied = sftp.value()->download(path.toUtf8(), target); !copied)
+                return copied.error();
+            QFile file(target);
+            if (!file.open(QIODevice::ReadOnly))
+                return makeError(tr("cannot read the downloaded copy of %1").arg(path));
+            return file.readAll();
+        });
+    });
+    auto* dock = new QDockWidget(tr("Approvals"), this);
+    dock->setObjectName(QStringLiteral("approvalDock"));
+    dock->setWidget(m_approvalPane);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    dock->hide(); // View ▸ Approval Queue; shown when an action waits
+    connect(m_approvals, &ApprovalQueue::added, dock, [dock] {
+        dock->show();
+        dock->raise();
+    });
+    return dock;
+}
+
+void MainWindow::editPolicy()
+{
+    QStringList names;
+    for (const WorkspaceManager::Entry& entry : m_workspaces->workspaces())
+        names.append(entry.record.name);
+    auto* dialog = new PolicyEditorDialog(m_gate->policy(), Policy::defaultPath(), names, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &PolicyEditorDialog::saved, m_gate, &PolicyGate::setPolicy);
+    dialog->open();
 }
 
 void MainWindow::createToolBar()
@@ -270,8 +385,8 @@ void MainWindow::createWorkspaceTabs()
         },
         tr("Select a workspace"), this);
     m_files = new PerSandboxStack(
-        [manager, readyDeadline](const QString& name) -> QWidget* {
-            return new WorkspaceFilesPage([manager, name, readyDeadline]()
+        [this, manager, readyDeadline](const QString& name) -> QWidget* {
+            auto* page = new WorkspaceFilesPage([manager, name, readyDeadline]()
                                               -> Expected<std::shared_ptr<SftpClient>> {
                 const auto workspace = manager->workspace(name);
                 if (!workspace)
@@ -287,6 +402,8 @@ void MainWindow::createWorkspaceTabs()
                 SftpClient* client = sftp.value().release();
                 return std::shared_ptr<SftpClient>(client, [keep](SftpClient* c) { delete c; });
             });
+            page->setCommandLog(m_commandLog, name); // transfers and deletes are log rows
+            return page;
         },
         tr("Select a workspace"), this);
     HypervisorConnection* connection = m_connection;
@@ -393,6 +510,22 @@ void MainWindow::openScript()
         QMessageBox::warning(this, tr("Open Script"), loaded.error().message);
     else
         statusBar()->showMessage(tr("Loaded %1").arg(path), 5000);
+}
+
+void MainWindow::loadExample(const Example& example)
+{
+    if (m_runPane->isRunning()) {
+        statusBar()->showMessage(tr("A run is going on; load the example when it has ended."), 5000);
+        return;
+    }
+    if (auto loaded = m_runPane->loadScript(example.script); !loaded) {
+        QMessageBox::warning(this, tr("Examples"), loaded.error().message);
+        return;
+    }
+    m_runPane->setImage(example.image);
+    m_runPane->inputFilesList()->clearFiles();
+    m_runPane->addInputFiles(example.inputFiles);
+    statusBar()->showMessage(tr("Loaded the example \"%1\" (image %2)").arg(example.title, example.image), 5000);
 }
 
 void MainWindow::saveStdout()

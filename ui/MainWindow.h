@@ -5,16 +5,23 @@
 #include <memory>
 
 class QAction;
+class QMenu;
+class QDockWidget;
 class QStackedWidget;
 class QTabWidget;
 
 namespace sbw {
 
+class AgentsPane;
+struct Example;
 class CommandLog;
 class ConnectionStatusLabel;
 class GraphPane;
 class HypervisorConnection;
+class McpHttpTransport;
+class McpServer;
 class PerSandboxStack;
+class PolicyGate;
 class StatsSampler;
 class RunPane;
 class SessionListModel;
@@ -22,6 +29,8 @@ class SessionListPane;
 class WorkspaceActions;
 class WorkspaceManager;
 class WorkspacePane;
+class ApprovalQueue;
+class ApprovalQueuePane;
 struct RunResult;
 
 /// The workbench window: the session list on the left (the ephemeral run and every
@@ -54,6 +63,13 @@ public:
     GraphPane* graphPane() const { return m_graphPane; }
     /// The command log (dataDir()/command-log.sqlite); null when it cannot be opened.
     std::shared_ptr<CommandLog> commandLog() const { return m_commandLog; }
+    /// The gate agents' actions pass: the policy of Policy::defaultPath() (agents are asked for
+    /// everything when it cannot be read), asks wait in the approval queue pane.
+    PolicyGate* actionGate() const { return m_gate; }
+    ApprovalQueue* approvalQueue() const { return m_approvals; }
+    ApprovalQueuePane* approvalPane() const { return m_approvalPane; }
+    McpServer* mcpServer() const { return m_mcpServer; }
+    AgentsPane* agentsPane() const { return m_agentsPane; }
     ConnectionStatusLabel* connectionStatus() const { return m_connectionStatus; }
     /// True while a close waits for the run's clean-up.
     bool isClosePending() const { return m_closePending; }
@@ -61,9 +77,14 @@ public:
 public Q_SLOTS:
     /// Asks for a script file and loads it into the editor.
     void openScript();
+    /// Loads an example of File ▸ Examples into the run pane: script, language, image
+    /// template and input files.
+    void loadExample(const sbw::Example& example);
     void saveStdout();
     void saveStderr();
     void showAbout();
+    /// Opens the approval policy editor; a saved policy applies at once.
+    void editPolicy();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -72,6 +93,10 @@ private:
     void createActions();
     void createMenus();
     void createToolBar();
+    QDockWidget* createApprovalDock();
+    /// The MCP server (stopped until Agents ▸ MCP Server), its gate and the Agents dock (its
+    /// toggle added to `view`). Returns the Agents menu.
+    QMenu* createAgentServer(QMenu* view);
     void updateActions();
     void onRunFinished(const RunResult& result);
     void showRun();
@@ -96,6 +121,12 @@ private:
     StatsSampler* m_sampler;
     GraphPane* m_graphPane;
     std::shared_ptr<CommandLog> m_commandLog;
+    ApprovalQueue* m_approvals = nullptr;
+    PolicyGate* m_gate = nullptr;
+    ApprovalQueuePane* m_approvalPane = nullptr;
+    McpServer* m_mcpServer = nullptr;
+    McpHttpTransport* m_mcpHttp = nullptr;
+    AgentsPane* m_agentsPane = nullptr;
     QString m_currentWorkspace;
     ConnectionStatusLabel* m_connectionStatus;
     QAction* m_openAction = nullptr;

@@ -1,10 +1,9 @@
 #include "NewWorkspaceDialog.h"
 
-#include "DataPaths.h"
+#include "ImageTemplateBox.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
-#include <QDir>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -14,22 +13,15 @@
 namespace sbw {
 
 NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
-    : QDialog(parent), m_name(new QLineEdit(this)), m_recipe(new QComboBox(this)),
+    : QDialog(parent), m_name(new QLineEdit(this)), m_recipe(new ImageTemplateBox(this)),
       m_vcpus(new QSpinBox(this)), m_memory(new QSpinBox(this)), m_disk(new QSpinBox(this)),
-      m_network(new QComboBox(this)), m_problem(new QLabel(this)),
+      m_cpuShare(new QSpinBox(this)), m_network(new QComboBox(this)), m_problem(new QLabel(this)),
       m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
 {
     setWindowTitle(tr("New Workspace"));
     const WorkspaceSettings defaults;
     m_name->setPlaceholderText(tr("e.g. agent-1"));
-    // Recipes with a built image: the cache folder's links (images/<recipe> → build).
-    const QDir images(paths::imagesDir());
-    for (const QFileInfo& entry : images.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot))
-        if (entry.isSymLink())
-            m_recipe->addItem(entry.fileName());
-    if (m_recipe->findText(defaults.recipe) < 0)
-        m_recipe->insertItem(0, defaults.recipe);
-    m_recipe->setCurrentText(defaults.recipe);
+    m_recipe->setCurrentRecipe(defaults.recipe);
     m_vcpus->setRange(1, 16);
     m_vcpus->setValue(defaults.vcpus);
     m_memory->setRange(128, 65536);
@@ -39,6 +31,20 @@ NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
     m_disk->setRange(4, 1024);
     m_disk->setSuffix(tr(" GiB"));
     m_disk->setValue(defaults.diskGiB);
+    m_cpuShare->setRange(0, 100 * defaults.vcpus);
+    m_cpuShare->setSuffix(tr(" %"));
+    m_cpuShare->setSpecialValueText(tr("No limit"));
+    m_cpuShare->setToolTip(tr("CPU time of all vCPUs together, in percent of one host core"));
+    m_cpuShare->setValue(defaults.cpuSharePercent);
+    connect(m_vcpus, &QSpinBox::valueChanged, this,
+            [this](int vcpus) { m_cpuShare->setMaximum(100 * vcpus); });
+    m_name->setObjectName(QStringLiteral("nameEdit"));
+    m_recipe->setObjectName(QStringLiteral("imageBox"));
+    m_vcpus->setObjectName(QStringLiteral("vcpusBox"));
+    m_memory->setObjectName(QStringLiteral("memoryBox"));
+    m_disk->setObjectName(QStringLiteral("diskBox"));
+    m_cpuShare->setObjectName(QStringLiteral("cpuShareBox"));
+    m_network->setObjectName(QStringLiteral("networkBox"));
     m_network->addItem(tr("None (no network interface)"), workspaceNetworkName(WorkspaceNetwork::None));
     m_network->addItem(tr("NAT (outgoing IPv4 connections and DNS)"), workspaceNetworkName(WorkspaceNetwork::Nat));
     m_problem->setStyleSheet(QStringLiteral("color: palette(highlight);"));
@@ -50,6 +56,7 @@ NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
     form->addRow(tr("&vCPUs:"), m_vcpus);
     form->addRow(tr("&Memory:"), m_memory);
     form->addRow(tr("&Disk size:"), m_disk);
+    form->addRow(tr("CPU s&hare:"), m_cpuShare);
     form->addRow(tr("Net&work:"), m_network);
     form->addRow(m_problem);
     form->addRow(m_buttons);
@@ -74,10 +81,11 @@ QString NewWorkspaceDialog::name() const
 WorkspaceSettings NewWorkspaceDialog::settings() const
 {
     WorkspaceSettings settings;
-    settings.recipe = m_recipe->currentText();
+    settings.recipe = m_recipe->currentRecipe();
     settings.vcpus = m_vcpus->value();
     settings.memoryMiB = m_memory->value();
     settings.diskGiB = m_disk->value();
+    settings.cpuSharePercent = m_cpuShare->value();
     parseWorkspaceNetwork(m_network->currentData().toString(), &settings.network);
     return settings;
 }

@@ -1,7 +1,14 @@
 #include "RunPane.h"
 
+#include "ArtifactsView.h"
+#include "DataPaths.h"
 #include "GuestSession.h"
+#include "ImageBuildDialog.h"
+#include "ImageTemplateBox.h"
+#include "InputFilesList.h"
 #include "OutputView.h"
+#include "RunHistory.h"
+#include "RunLimitsEditor.h"
 #include "RunSandboxPage.h"
 #include "RunStatusText.h"
 #include "SftpClient.h"
@@ -9,6 +16,10 @@
 #include "WorkspaceFilesPage.h"
 
 #include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QScrollArea>
 #include <QFile>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -107,8 +118,14 @@ void RunPane::buildLayout()
     m_timeoutBox->setSpecialValueText(tr("No limit"));
     m_timeoutBox->setToolTip(tr("Wall-clock limit of the script; it is killed when it expires"));
 
+    m_imageBox = new ImageTemplateBox(this);
+    m_imageBox->setObjectName(QStringLiteral("imageBox"));
+    m_imageBox->setToolTip(tr("Image template the microVM boots from (sbw image list)"));
+
     auto* languageLabel = new QLabel(tr("&Language:"), this);
     languageLabel->setBuddy(m_languageBox);
+    auto* imageLabel = new QLabel(tr("Ima&ge:"), this);
+    imageLabel->setBuddy(m_imageBox);
     auto* timeoutLabel = new QLabel(tr("&Timeout:"), this);
     timeoutLabel->setBuddy(m_timeoutBox);
 
@@ -124,6 +141,9 @@ void RunPane::buildLayout()
     auto* controls = new QHBoxLayout;
     controls->addWidget(languageLabel);
     controls->addWidget(m_languageBox);
+    controls->addSpacing(12);
+    controls->addWidget(imageLabel);
+    controls->addWidget(m_imageBox);
     controls->addSpacing(12);
     controls->addWidget(timeoutLabel);
     controls->addWidget(m_timeoutBox);
@@ -164,14 +184,30 @@ void RunPane::buildLayout()
     statusRow->addWidget(m_busyBar, 0, Qt::AlignVCenter);
 
     m_output = new OutputView(this);
+    m_artifacts = new ArtifactsView;
+    m_artifacts->setObjectName(QStringLiteral("runArtifacts"));
+    m_artifactsScroll = new QScrollArea(this);
+    m_artifactsScroll->setWidgetResizable(true);
+    m_artifactsScroll->setWidget(m_artifacts);
+    m_artifactsScroll->hide();
+    m_outputSplitter = new QSplitter(Qt::Vertical, this);
+    m_outputSplitter->setObjectName(QStringLiteral("outputSplitter"));
+    m_outputSplitter->setChildrenCollapsible(false);
+    m_outputSplitter->addWidget(m_output);
+    m_outputSplitter->addWidget(m_artifactsScroll);
+    m_outputSplitter->setStretchFactor(0, 1);
+    m_outputSplitter->setStretchFactor(1, 3);
+    m_history = new RunHistory(this);
     m_terminalPage = new RunSandboxPage(makeRunTerminals, tr("terminals"), this);
     m_filesPage = new RunSandboxPage(makeRunFiles, tr("files"), this);
     m_runTabs = new QTabWidget(this);
     m_runTabs->setObjectName(QStringLiteral("runTabs"));
     m_runTabs->setDocumentMode(true);
-    m_runTabs->addTab(m_output, tr("Output"));
+    m_runTabs->addTab(m_outputSplitter, tr("Output"));
     m_runTabs->addTab(m_terminalPage, tr("Terminal"));
     m_runTabs->addTab(m_filesPage, tr("Files"));
+    m_runTabs->addTab(m_history, tr("History"));
+    m_runTabs->setTabToolTip(3, tr("Earlier runs and the files they gave back"));
     m_runTabs->setTabToolTip(1, tr("Login shells in the run's microVM while its script runs"));
     m_runTabs->setTabToolTip(2, tr("The run's folder %1 in its microVM while its script runs")
                                     .arg(QString::fromLatin1(kRunFolder)));
@@ -191,10 +227,17 @@ void RunPane::buildLayout()
     m_splitter->setStretchFactor(0, 2);
     m_splitter->setStretchFactor(1, 3);
 
+    m_inputFiles = new InputFilesList(this);
+    setAcceptDrops(true);
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 8, 8, 8);
     layout->setSpacing(6);
     layout->addLayout(controls);
+    m_limits = new RunLimitsEditor(this);
+    m_limits->setObjectName(QStringLiteral("runLimits"));
+    layout->addWidget(m_limits);
+    layout->addWidget(m_inputFiles);
     layout->addWidget(m_splitter, 1);
 }
 
@@ -244,6 +287,16 @@ void RunPane::setTimeout(std::chrono::seconds timeout)
     m_timeoutBox->setValue(int(timeout.count()));
 }
 
+QString RunPane::image() const
+{
+    return m_imageBox->currentRecipe();
+}
+
+void RunPane::setImage(const QString& recipe)
+{
+    m_imageBox->setCurrentRecipe(recipe);
+}
+
 Expected<void> RunPane::loadScript(const QString& path)
 {
     QFile file(path);
@@ -260,6 +313,67 @@ Expected<void> RunPane::loadScript(const QString& path)
     return {};
 }
 
+void RunPane::setCommandLog(std::shared_ptr<CommandLog> log)
+{
+    m_log = log;
+    m_history->setCommandLog(std::move(log));
+}
+
+QStringList RunPane::inputFiles() const
+{
+    return m_inputFiles->files();
+}
+
+int RunPane::addInputFiles(const QStringList& paths)
+{
+    return m_inputFiles->addFiles(paths);
+}
+
+namespace {
+
+QStringList localFiles(const QMimeData* mime)
+{
+    QStringList paths;
+    if (!mime || !mime->hasUrls())
+        return paths;
+    for (const QUrl& url : mime->urls()) {
+        if (url.isLocalFile() && QFileInfo(url.toLocalFile()).isFile())
+            paths << url.toLocalFile();
+    }
+    return paths;
+}
+
+} // namespace
+
+void RunPane::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (!localFiles(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+}
+
+void RunPane::dropEvent(QDropEvent* event)
+{
+    if (addInputFiles(localFiles(event->mimeData())) > 0)
+        event->acceptProposedAction();
+}
+
+void RunPane::showArtifacts(const RunResult& result)
+{
+    if (result.artifacts.isEmpty() && result.artifactsNote.isEmpty()) {
+        m_artifacts->clear();
+        m_artifactsScroll->hide();
+        return;
+    }
+    m_artifacts->setArtifacts(result.artifacts, result.artifactsNote,
+                              tr("Files the script wrote to out/"));
+    if (m_artifactsScroll->isHidden()) {
+        m_artifactsScroll->show();
+        // The files get three quarters of the tab; the output keeps the rest.
+        const int height = m_outputSplitter->height();
+        m_outputSplitter->setSizes({height / 4, height - height / 4});
+    }
+}
+
 void RunPane::onLanguageChanged()
 {
     const Language next = language();
@@ -269,19 +383,39 @@ void RunPane::onLanguageChanged()
     m_shownLanguage = next;
 }
 
-bool RunPane::run()
+RunOptions RunPane::runOptions() const
 {
-    if (isRunning())
-        return false;
     RunOptions options;
     options.language = language();
     options.code = script().toUtf8();
     if (!options.code.endsWith('\n'))
         options.code.append('\n');
     options.timeout = timeout();
+    m_limits->applyTo(options);
+    options.sandbox.recipe = m_imageBox->currentRecipe();
     options.log = m_log;
+    options.inputFiles = inputFiles();
+    return options;
+}
+
+bool RunPane::run()
+{
+    if (isRunning())
+        return false;
+    const RunOptions options = runOptions();
+    if (!QFileInfo::exists(paths::imagesDir() + QLatin1Char('/') + options.sandbox.recipe
+                           + QLatin1String("/manifest.json"))) {
+        // Built on first use; the run starts when the build has finished.
+        ImageBuildDialog::ensureBuilt(this, options.sandbox.recipe, [this] {
+            m_imageBox->reload();
+            run();
+        });
+        return false;
+    }
 
     m_output->clearOutput();
+    m_artifacts->clear();
+    m_artifactsScroll->hide();
     m_lastResult.reset();
     m_cancelling = false;
     m_scriptResult.reset();
@@ -327,6 +461,7 @@ void RunPane::onPhaseChanged(RunPhase phase)
 void RunPane::onResultReady(const RunResult& result)
 {
     m_scriptResult = result;
+    showArtifacts(result);
     updateProgressStatus();
 }
 
@@ -359,6 +494,9 @@ void RunPane::onFinished(const RunResult& result)
     if (!result.error.isEmpty())
         m_output->appendNote(tr("The workbench could not complete the run: %1").arg(result.error));
     m_lastResult = result;
+    showArtifacts(result);
+    if (m_history->isVisible())
+        m_history->refresh();
 
     QStyle::StandardPixmap icon = QStyle::SP_MessageBoxWarning;
     switch (resultKind(result)) {

@@ -17,6 +17,7 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QScrollArea;
 class QSplitter;
 class QTabWidget;
 
@@ -24,15 +25,22 @@ namespace sbw {
 
 class CommandLog;
 
+class ArtifactsView;
 class HypervisorConnection;
+class ImageTemplateBox;
+class InputFilesList;
 class OutputView;
+class RunHistory;
+class RunLimitsEditor;
 class RunSandboxPage;
 
-/// The ephemeral-run pane: a script editor with its language and timeout, Run and Cancel, a
-/// status line (phase while running, then the outcome with boot and script time) and the
-/// run's tabs, editor and tabs split vertically: Output (the output view), Terminal (login
-/// shells in the run's microVM while its script runs) and Files (its /root/run over SFTP).
-/// Owns the RunController of its runs.
+/// The ephemeral-run pane: a script editor with its language, timeout and limits
+/// (RunLimitsEditor), Run and Cancel, the run's input files (InputFilesList; files dropped on the pane are added), a status line
+/// (phase while running, then the outcome with boot and script time) and the run's tabs,
+/// editor and tabs split vertically: Output (the output view, and under it the files the run
+/// gave back: pictures, CSV tables, other files to open or save — ArtifactsView), Terminal
+/// (login shells in the run's microVM while its script runs), Files (its /root/run over SFTP)
+/// and History (earlier runs and their files, RunHistory). Owns the RunController of its runs.
 class RunPane : public QWidget
 {
     Q_OBJECT
@@ -43,7 +51,7 @@ public:
 
     bool isRunning() const;
     /// Logs each run from now on as a person's Run row in `log`.
-    void setCommandLog(std::shared_ptr<CommandLog> log) { m_log = std::move(log); }
+    void setCommandLog(std::shared_ptr<CommandLog> log);
     /// True after cancel() until the run's finished() arrives.
     bool isCancelling() const { return m_cancelling; }
 
@@ -53,10 +61,23 @@ public:
     void setLanguage(Language language);
     std::chrono::seconds timeout() const;
     void setTimeout(std::chrono::seconds timeout);
+    /// The image template (recipe name) runs boot from; "minimal" at first. A template that is
+    /// not built yet is built when Run is pressed (ImageBuildDialog), and the run then starts.
+    QString image() const;
+    void setImage(const QString& recipe);
+    /// vCPUs, memory, disk, CPU share, lifetime and output cap of the next run.
+    RunLimitsEditor* limitsEditor() const { return m_limits; }
+    /// What run() starts: script, language, timeout, the limits, input files, the log.
+    RunOptions runOptions() const;
 
     /// Reads a script file into the editor and picks the language from its name (".sh" and
     /// ".bash" → Shell, otherwise Python). Errors are readable sentences.
     Expected<void> loadScript(const QString& path);
+
+    /// The input files of the next run (host paths).
+    QStringList inputFiles() const;
+    /// Adds local files to the input files (as a drop does); returns how many were added.
+    int addInputFiles(const QStringList& paths);
 
     /// The status line as shown.
     QString statusText() const;
@@ -71,6 +92,11 @@ public:
     RunSandboxPage* terminalPage() const { return m_terminalPage; }
     /// The Files tab; its content is a WorkspaceFilesPage.
     RunSandboxPage* filesPage() const { return m_filesPage; }
+    InputFilesList* inputFilesList() const { return m_inputFiles; }
+    /// The files the last run gave back, under the output.
+    ArtifactsView* artifactsView() const { return m_artifacts; }
+    /// The History tab.
+    RunHistory* history() const { return m_history; }
     QPushButton* runButton() const { return m_runButton; }
     QPushButton* cancelButton() const { return m_cancelButton; }
 
@@ -88,8 +114,13 @@ Q_SIGNALS:
     void stateChanged();
     void runFinished(const sbw::RunResult& result);
 
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
 private:
     void buildLayout();
+    void showArtifacts(const sbw::RunResult& result);
     void onPhaseChanged(sbw::RunPhase phase);
     void onResultReady(const sbw::RunResult& result);
     void onFinished(const sbw::RunResult& result);
@@ -101,7 +132,9 @@ private:
     RunController* m_controller;
     std::shared_ptr<CommandLog> m_log;
     QComboBox* m_languageBox = nullptr;
+    ImageTemplateBox* m_imageBox = nullptr;
     QSpinBox* m_timeoutBox = nullptr;
+    RunLimitsEditor* m_limits = nullptr;
     QPushButton* m_runButton = nullptr;
     QPushButton* m_cancelButton = nullptr;
     QPlainTextEdit* m_editor = nullptr;
@@ -113,6 +146,11 @@ private:
     QTabWidget* m_runTabs = nullptr;
     RunSandboxPage* m_terminalPage = nullptr;
     RunSandboxPage* m_filesPage = nullptr;
+    InputFilesList* m_inputFiles = nullptr;
+    ArtifactsView* m_artifacts = nullptr;
+    QScrollArea* m_artifactsScroll = nullptr;
+    QSplitter* m_outputSplitter = nullptr;
+    RunHistory* m_history = nullptr;
 
     Language m_shownLanguage = Language::Python;
     RunPhase m_phase = RunPhase::Connecting;

@@ -1,6 +1,7 @@
 #include "WorkspaceActions.h"
 
 #include "LoggedAction.h"
+#include "ImageBuildDialog.h"
 #include "NewWorkspaceDialog.h"
 #include "Workspace.h"
 #include "WorkspaceManager.h"
@@ -145,8 +146,15 @@ void WorkspaceActions::createWorkspace()
     NewWorkspaceDialog dialog(m_dialogParent);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    const QString name = dialog.name();
-    const WorkspaceSettings settings = dialog.settings();
+    // A template that is not built yet is built first (with its progress in a dialog).
+    ImageBuildDialog::ensureBuilt(m_dialogParent, dialog.settings().recipe,
+                                  [this, name = dialog.name(), settings = dialog.settings()] {
+                                      create(name, settings);
+                                  });
+}
+
+void WorkspaceActions::create(const QString& name, const WorkspaceSettings& settings)
+{
     m_busy.insert(name);
     auto* watcher = new QFutureWatcher<QString>(this);
     connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, name] {
@@ -163,7 +171,12 @@ void WorkspaceActions::createWorkspace()
     ActionStart logged;
     logged.sandbox = name;
     logged.kind = ActionKind::Create;
-    logged.command = tr("%1 vCPU(s), %2 MiB, %3 GiB disk").arg(settings.vcpus).arg(settings.memoryMiB).arg(settings.diskGiB);
+    logged.command = tr("%1 vCPU(s), %2 MiB, %3 GiB disk, CPU share %4 %, network %5")
+                         .arg(settings.vcpus)
+                         .arg(settings.memoryMiB)
+                         .arg(settings.diskGiB)
+                         .arg(settings.cpuSharePercent)
+                         .arg(workspaceNetworkName(settings.network));
     watcher->setFuture(QtConcurrent::run([connection, name, settings, log = m_log, logged] {
         LoggedAction action(log, logged);
         auto created = Workspace::create(*connection, name, settings);

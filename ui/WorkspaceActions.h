@@ -3,6 +3,7 @@
 #include "ActionRecord.h"
 #include "Expected.h"
 #include "WorkspaceCheckpoint.h"
+#include "WorkspaceRecord.h"
 #include "WorkspaceState.h"
 
 #include <QObject>
@@ -64,6 +65,9 @@ public Q_SLOTS:
     void revertTo(const QString& checkpoint);
     /// Asks for confirmation and deletes one checkpoint of the current workspace.
     void deleteCheckpoint(const QString& checkpoint);
+    /// Creates workspace `name` with `settings` (what New asks with NewWorkspaceDialog) on the
+    /// thread pool; operationFinished() and, on success, workspaceCreated() follow.
+    void create(const QString& name, const sbw::WorkspaceSettings& settings);
 
 Q_SIGNALS:
     /// An operation ended; `error` is empty on success. `what` is e.g. "Pause".

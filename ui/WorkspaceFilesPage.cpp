@@ -46,10 +46,19 @@ void WorkspaceFilesPage::connectToGuest()
         m_status->hide();
         m_connect->hide();
         m_tree = new FileTreePane(sftp.value(), m_rootPath, this);
+        m_tree->setCommandLog(m_log, m_sandbox);
         static_cast<QVBoxLayout*>(layout())->insertWidget(0, m_tree, 1);
         Q_EMIT treeReady(m_tree);
     });
     watcher->setFuture(QtConcurrent::run(m_provider));
+}
+
+void WorkspaceFilesPage::setCommandLog(std::shared_ptr<CommandLog> log, const QString& sandbox)
+{
+    m_log = std::move(log);
+    m_sandbox = sandbox;
+    if (m_tree)
+        m_tree->setCommandLog(m_log, m_sandbox);
 }
 
 } // namespace sbw

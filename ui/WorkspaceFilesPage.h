@@ -12,6 +12,7 @@ class QPushButton;
 
 namespace sbw {
 
+class CommandLog;
 class FileTreePane;
 class SftpClient;
 
@@ -31,6 +32,10 @@ public:
                                 const QByteArray& rootPath = QByteArrayLiteral("/root"),
                                 QWidget* parent = nullptr);
 
+    /// Logs the tree's transfers and deletes as a person's rows for `sandbox` in `log`
+    /// (FileTreePane::setCommandLog), also for a tree made later.
+    void setCommandLog(std::shared_ptr<CommandLog> log, const QString& sandbox);
+
     /// The file tree once connected, else nullptr.
     FileTreePane* tree() const { return m_tree; }
 
@@ -46,6 +51,8 @@ private:
     QLabel* m_status;
     QPushButton* m_connect;
     FileTreePane* m_tree = nullptr;
+    std::shared_ptr<CommandLog> m_log;
+    QString m_sandbox;
 };
 
 } // namespace sbw

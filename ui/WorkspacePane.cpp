@@ -7,6 +7,7 @@
 #include "Workspace.h"
 #include "WorkspaceActions.h"
 #include "WorkspaceManager.h"
+#include "WorkspaceSettingsDialog.h"
 
 #include <QFutureWatcher>
 #include <QGroupBox>
@@ -14,7 +15,9 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QToolButton>
 #include <QTreeWidget>
@@ -42,6 +45,9 @@ QString statusText(const WorkspaceExecOutcome& outcome)
         text = QObject::tr("exit status %1").arg(*status.exitStatus);
     else
         text = QObject::tr("ended without an exit status");
+    // The limit that ended the command comes first: "the memory limit of 512 MiB was hit: …".
+    if (!outcome.limitNote.isEmpty() && !status.cancelled)
+        text = outcome.limitNote + QStringLiteral(" · ") + text;
     return text + QStringLiteral(" · ") + durationText(outcome.wallMs);
 }
 
@@ -51,7 +57,9 @@ WorkspacePane::WorkspacePane(WorkspaceManager* manager, WorkspaceActions* action
     : QWidget(parent), m_manager(manager), m_actions(actions), m_heading(new QLabel(this)),
       m_details(new QLabel(this)), m_command(new QLineEdit(this)),
       m_runButton(new QPushButton(tr("Run"), this)),
-      m_cancelButton(new QPushButton(tr("Cancel"), this)), m_output(new OutputView(this)),
+      m_cancelButton(new QPushButton(tr("Cancel"), this)), m_timeoutBox(new QSpinBox(this)),
+      m_outputCapBox(new QSpinBox(this)),
+      m_settingsButton(new QPushButton(tr("Settings…"), this)), m_output(new OutputView(this)),
       m_checkpoints(new QTreeWidget(this)),
       m_revertButton(new QPushButton(tr("Revert…"), this)),
       m_deleteCheckpointButton(new QPushButton(tr("Delete"), this))
@@ -71,12 +79,29 @@ WorkspacePane::WorkspacePane(WorkspaceManager* manager, WorkspaceActions* action
         controls->addWidget(button);
     }
     controls->addStretch();
+    controls->addWidget(m_settingsButton);
 
+    m_timeoutBox->setObjectName(QStringLiteral("commandTimeoutBox"));
+    m_timeoutBox->setRange(0, 24 * 3600);
+    m_timeoutBox->setSuffix(tr(" s"));
+    m_timeoutBox->setSpecialValueText(tr("No timeout"));
+    m_timeoutBox->setToolTip(tr("Wall-clock limit of each command; it is killed when it expires"));
+    m_outputCapBox->setObjectName(QStringLiteral("commandOutputCapBox"));
+    m_outputCapBox->setRange(0, 1024 * 1024);
+    m_outputCapBox->setSuffix(tr(" MiB"));
+    m_outputCapBox->setSpecialValueText(tr("No output cap"));
+    m_outputCapBox->setValue(int(RunOptions::kDefaultOutputCapBytes >> 20));
+    m_outputCapBox->setToolTip(tr("Output let through per stream; past it the rest is dropped "
+                                  "and the command killed"));
+    m_settingsButton->setObjectName(QStringLiteral("workspaceSettingsButton"));
+    m_settingsButton->setToolTip(tr("Environment variables and secrets of this workspace"));
     m_command->setPlaceholderText(tr("Command to run in the workspace (in %1), e.g. ls -la").arg(kWorkdir));
     m_command->setClearButtonEnabled(true);
     auto* commandRow = new QHBoxLayout;
     commandRow->addWidget(new QLabel(QStringLiteral("$"), this));
     commandRow->addWidget(m_command, 1);
+    commandRow->addWidget(m_timeoutBox);
+    commandRow->addWidget(m_outputCapBox);
     commandRow->addWidget(m_runButton);
     commandRow->addWidget(m_cancelButton);
     auto* execBox = new QWidget(this);
@@ -116,6 +141,7 @@ WorkspacePane::WorkspacePane(WorkspaceManager* manager, WorkspaceActions* action
     connect(m_command, &QLineEdit::returnPressed, this, &WorkspacePane::runCommand);
     connect(m_runButton, &QPushButton::clicked, this, &WorkspacePane::runCommand);
     connect(m_cancelButton, &QPushButton::clicked, this, &WorkspacePane::cancelCommand);
+    connect(m_settingsButton, &QPushButton::clicked, this, &WorkspacePane::editSettings);
     connect(&m_exec, &WorkspaceExecController::outputReceived, m_output, &OutputView::appendOutput);
     connect(&m_exec, &WorkspaceExecController::finished, this, &WorkspacePane::onCommandFinished);
     connect(m_revertButton, &QPushButton::clicked, this, [this] {
@@ -188,6 +214,7 @@ void WorkspacePane::updateEnabled()
     m_command->setEnabled(!m_name.isEmpty() && !running);
     m_runButton->setEnabled(execAllowed && !running);
     m_cancelButton->setEnabled(running);
+    m_settingsButton->setEnabled(!m_name.isEmpty());
     const bool haveSelection = !selectedCheckpoint().isEmpty();
     m_revertButton->setEnabled(haveSelection && canRevert(state));
     m_deleteCheckpointButton->setEnabled(haveSelection && !m_name.isEmpty());
@@ -200,8 +227,33 @@ void WorkspacePane::runCommand()
         return;
     m_output->clearOutput();
     m_output->appendNote(QStringLiteral("$ ") + makeVisible(command));
-    if (m_exec.start(m_manager->workspace(m_name), command, kWorkdir, std::chrono::seconds(0)))
+    if (m_exec.start(m_manager->workspace(m_name), command, kWorkdir,
+                     std::chrono::seconds(m_timeoutBox->value()),
+                     qint64(m_outputCapBox->value()) << 20))
         updateEnabled();
+}
+
+void WorkspacePane::setCommandLimits(std::chrono::seconds timeout, qint64 outputCapMiB)
+{
+    m_timeoutBox->setValue(int(timeout.count()));
+    m_outputCapBox->setValue(int(outputCapMiB));
+}
+
+void WorkspacePane::editSettings()
+{
+    const std::shared_ptr<Workspace> workspace = m_manager->workspace(m_name);
+    if (!workspace)
+        return;
+    auto environment = workspace->environment(); // a small local file
+    if (!environment) {
+        QMessageBox::warning(this, tr("Workspace Settings"), environment.error().message);
+        return;
+    }
+    WorkspaceSettingsDialog dialog(m_name, environment.value(), this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    if (auto saved = workspace->setEnvironment(dialog.environment()); !saved)
+        QMessageBox::warning(this, tr("Workspace Settings"), saved.error().message);
 }
 
 void WorkspacePane::cancelCommand()

@@ -8,6 +8,7 @@
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSpinBox;
 class QTreeWidget;
 
 namespace sbw {
@@ -17,9 +18,10 @@ class WorkspaceActions;
 class WorkspaceManager;
 
 /// The selected workspace: a heading with its state badge and settings, its lifecycle
-/// buttons (the shared WorkspaceActions), a command line whose commands run in the workspace
-/// (working folder /root) with their output below it, and the checkpoint timeline with
-/// Revert and Delete.
+/// buttons (the shared WorkspaceActions) and Settings… (its environment variables,
+/// WorkspaceSettingsDialog), a command line whose commands run in the workspace (working
+/// folder /root) under a timeout and an output cap, with their output below it and the limit
+/// that ended one named in its status line, and the checkpoint timeline with Revert and Delete.
 class WorkspacePane : public QWidget
 {
     Q_OBJECT
@@ -34,6 +36,8 @@ public:
     QLineEdit* commandLine() const { return m_command; }
     OutputView* output() const { return m_output; }
     QTreeWidget* checkpointList() const { return m_checkpoints; }
+    /// The timeout (0: none) and output cap per stream (MiB, 0: none) of the next commands.
+    void setCommandLimits(std::chrono::seconds timeout, qint64 outputCapMiB);
     bool isExecRunning() const { return m_exec.isRunning(); }
     /// Logs the commands typed here as a person's exec rows in `log`.
     void setCommandLog(std::shared_ptr<CommandLog> log) { m_exec.setCommandLog(std::move(log), Actor{}); }
@@ -44,6 +48,8 @@ public Q_SLOTS:
     void cancelCommand();
     /// Re-reads the checkpoint timeline (off the GUI thread).
     void reloadCheckpoints();
+    /// Opens the Workspace Settings dialog and saves what it gives back.
+    void editSettings();
 
 Q_SIGNALS:
     /// A command ended (for tests and the status bar).
@@ -65,6 +71,9 @@ private:
     QLineEdit* m_command;
     QPushButton* m_runButton;
     QPushButton* m_cancelButton;
+    QSpinBox* m_timeoutBox;
+    QSpinBox* m_outputCapBox;
+    QPushButton* m_settingsButton;
     OutputView* m_output;
     QTreeWidget* m_checkpoints;
     QPushButton* m_revertButton;

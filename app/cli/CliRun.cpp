@@ -3,6 +3,9 @@
 #include "RunController.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 
 #include <csignal>
 #include <cstdio>
@@ -85,13 +88,32 @@ void CliRun::onFinished(const RunResult& result)
         note(QStringLiteral("error: ") + result.error);
     else if (result.timedOut || result.cancelled || result.limit || m_verbose)
         note(result.summary());
+    if (!result.artifactsNote.isEmpty())
+        note(QStringLiteral("artifacts: ") + result.artifactsNote);
+    const bool copied = m_outputFolder.isEmpty() || copyArtifacts(result);
     if (m_verbose)
         note(QStringLiteral("boot %1 ms, script %2 ms, total %3 ms (domain %4)")
                  .arg(result.bootMs)
                  .arg(result.wallMs)
                  .arg(result.totalMs)
                  .arg(result.domainName));
-    QCoreApplication::exit(result.cliExitCode());
+    if (m_verbose && !result.artifactsFolder.isEmpty())
+        note(QStringLiteral("artifacts kept in %1").arg(result.artifactsFolder));
+    QCoreApplication::exit(copied ? result.cliExitCode() : RunResult::kWorkbenchError);
+}
+
+bool CliRun::copyArtifacts(const RunResult& result)
+{
+    for (const RunArtifact& artifact : result.artifacts) {
+        const QString target = QDir(m_outputFolder).absoluteFilePath(artifact.name);
+        QFile::remove(target);
+        if (!QDir().mkpath(QFileInfo(target).absolutePath()) || !QFile::copy(artifact.hostPath, target)) {
+            note(QStringLiteral("error: cannot copy the artifact %1 to %2").arg(artifact.name, target));
+            return false;
+        }
+        note(QStringLiteral("artifact %1, %2 bytes: %3").arg(artifact.name).arg(artifact.size).arg(target));
+    }
+    return true;
 }
 
 } // namespace sbw

@@ -7,6 +7,7 @@
 #include "LoggedAction.h"
 #include "SandboxLimits.h"
 #include "Workspace.h"
+#include "WorkspaceCommand.h"
 #include "WorkspaceDomains.h"
 
 #include <QCommandLineParser>
@@ -38,8 +39,15 @@ const char kUsage[] =
     "                             or wake it when hibernated\n"
     "  wake NAME                  the same as start\n"
     "  stop NAME [--grace S]      power off through the guest agent, forced after S s (30)\n"
-    "  exec NAME [--workdir DIR] [--timeout S] -- CMD [ARGS...]\n"
-    "                             defaults: /root, no timeout; exits with CMD's status\n"
+    "  exec NAME [--workdir DIR] [--timeout S] [--output-cap BYTES] -- CMD [ARGS...]\n"
+    "                             defaults: /root, no timeout, 64M per stream; exits with\n"
+    "                             CMD's status (124 timeout, 137 output cap; a limit that\n"
+    "                             ended CMD is named on stderr); the workspace's\n"
+    "                             environment variables are set\n"
+    "  env NAME list              the variables set in every command; secret values as ****\n"
+    "  env NAME set KEY=VALUE [--secret]\n"
+    "                             a secret value is masked in the command log\n"
+    "  env NAME unset KEY\n"
     "  pause NAME | resume NAME | hibernate NAME\n"
     "  checkpoint NAME CHECKPOINT [--note TEXT]\n"
     "  checkpoint NAME --list [--json] | checkpoint NAME --delete CHECKPOINT\n"
@@ -51,18 +59,13 @@ const char kUsage[] =
     "exec needs running; checkpoint needs running or paused; revert is refused while\n"
     "hibernated (wake it first).\n";
 
-/// The command log, opened once; null (after one warning) when it cannot be opened.
+/// The command log; null (after one warning on stderr) when it cannot be opened.
 std::shared_ptr<CommandLog> commandLog()
 {
-    static const std::shared_ptr<CommandLog> log = [] {
-        auto opened = CommandLog::open(CommandLog::defaultPath());
-        if (!opened) {
-            std::fprintf(stderr, "sbw: warning: %s\n", qPrintable(opened.error().message));
-            return std::shared_ptr<CommandLog>();
-        }
-        return opened.value();
-    }();
-    return log;
+    auto log = CommandLog::openDefault([](const QString& error) {
+        std::fprintf(stderr, "sbw: warning: %s\n", qPrintable(error));
+    });
+    return log ? log.value() : nullptr;
 }
 
 /// A command-log row of the CLI for `kind` on workspace `name`.
@@ -370,9 +373,14 @@ int exec(Command& c)
     const QCommandLineOption timeout(QStringLiteral("timeout"),
                                      QStringLiteral("Kill the command after S s (0 = never)."),
                                      QStringLiteral("S"), QStringLiteral("0"));
-    c.parser().addOptions({workdir, timeout});
-    const QString synopsis =
-        QStringLiteral("sbw ws exec NAME [--workdir DIR] [--timeout S] -- CMD [ARGS...]");
+    const QCommandLineOption outputCap(QStringLiteral("output-cap"),
+                                       QStringLiteral("Pass at most BYTES of stdout and of stderr "
+                                                      "each, then kill the command; K, M, G "
+                                                      "suffixes (default 64M, 0 = none)."),
+                                       QStringLiteral("BYTES"), QStringLiteral("64M"));
+    c.parser().addOptions({workdir, timeout, outputCap});
+    const QString synopsis = QStringLiteral(
+        "sbw ws exec NAME [--workdir DIR] [--timeout S] [--output-cap BYTES] -- CMD [ARGS...]");
     if (auto done = c.parse(-1, synopsis))
         return *done;
     const QStringList positionals = c.parser().positionalArguments();
@@ -382,6 +390,10 @@ int exec(Command& c)
     const int seconds = c.parser().value(timeout).toInt(&ok);
     if (!ok || seconds < 0)
         return fail(QStringLiteral("--timeout needs a number of seconds"), kUsageError);
+    const auto cap = parseByteSize(c.parser().value(outputCap));
+    if (!cap)
+        return fail(QStringLiteral("--output-cap needs a size in bytes, e.g. 65536, 64K or 16M"),
+                    kUsageError);
     auto workspace = c.open();
     if (!workspace)
         return fail(workspace.error().message);
@@ -390,37 +402,76 @@ int exec(Command& c)
     action.sa_handler = onSignal;
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
-    ExecRequest request;
-    request.command = Workspace::commandLine(positionals.mid(1), c.parser().value(workdir));
-    request.timeout = std::chrono::seconds(seconds);
-    ActionStart logStart = cliAction(c.arg(0), ActionKind::Exec, shellWords(positionals.mid(1)));
-    logStart.workdir = c.parser().value(workdir);
-    LoggedAction logAction(commandLog(), logStart);
-    request.onStdout = [&logAction](QByteArrayView bytes) {
-        writeAll(STDOUT_FILENO, bytes);
-        logAction.output(OutputStream::Stdout, bytes);
+    WorkspaceCommandOptions options;
+    options.command = shellWords(positionals.mid(1));
+    options.shellCommand = Workspace::commandLine(positionals.mid(1), c.parser().value(workdir));
+    options.workdir = c.parser().value(workdir);
+    options.timeout = std::chrono::seconds(seconds);
+    options.outputCapBytes = *cap;
+    options.onOutput = [](OutputStream stream, QByteArrayView bytes) {
+        writeAll(stream == OutputStream::Stdout ? STDOUT_FILENO : STDERR_FILENO, bytes);
     };
-    request.onStderr = [&logAction](QByteArrayView bytes) {
-        writeAll(STDERR_FILENO, bytes);
-        logAction.output(OutputStream::Stderr, bytes);
-    };
-    request.cancel = &g_cancel;
+    options.cancel = &g_cancel;
     const bool kvm = c.connection().accelerator() == Accelerator::Kvm;
-    const auto readyDeadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(kvm ? 30 : 120);
-    auto status = workspace.value()->exec(request, readyDeadline);
-    logAction.finish(LoggedAction::endOf(status));
-    if (!status)
-        return g_cancel ? 130 : fail(status.error().message);
-    if (status->cancelled)
-        return 130;
-    if (status->timedOut) {
-        std::fprintf(stderr, "sbw: the command timed out after %d s\n", seconds);
-        return 124;
+    options.readyDeadline = std::chrono::steady_clock::now() + std::chrono::seconds(kvm ? 30 : 120);
+    options.log = commandLog();
+    options.actor.kind = Actor::Kind::Cli;
+    const WorkspaceCommandResult result = runWorkspaceCommand(*workspace.value(), options);
+    if (!result.error.isEmpty())
+        return g_cancel ? 130 : fail(result.error);
+    if (!result.limitNote.isEmpty())
+        std::fprintf(stderr, "sbw: %s\n", qPrintable(result.limitNote));
+    return result.cliExitCode();
+}
+
+/// `sbw ws env NAME list | set KEY=VALUE [--secret] | unset KEY`.
+int env(Command& c)
+{
+    const QCommandLineOption secret(QStringLiteral("secret"),
+                                    QStringLiteral("Mask the value in the command log and lists."));
+    c.parser().addOption(secret);
+    const QString synopsis = QStringLiteral(
+        "sbw ws env NAME list | NAME set KEY=VALUE [--secret] | NAME unset KEY");
+    if (auto done = c.parse(-1, synopsis))
+        return *done;
+    const QStringList positionals = c.parser().positionalArguments();
+    const QString verb = positionals.value(1);
+    const int wanted = verb == QLatin1String("list") ? 2 : 3;
+    if (positionals.size() != wanted ||
+        !QStringList{QStringLiteral("list"), QStringLiteral("set"), QStringLiteral("unset")}.contains(verb) ||
+        (c.parser().isSet(secret) && verb != QLatin1String("set")))
+        return fail(QStringLiteral("usage: %1").arg(synopsis), kUsageError);
+    auto workspace = c.open();
+    if (!workspace)
+        return fail(workspace.error().message);
+    auto environment = workspace.value()->environment();
+    if (!environment)
+        return fail(environment.error().message);
+    if (verb == QLatin1String("list")) {
+        for (const WorkspaceVariable& variable : environment->variables())
+            writeAll(STDOUT_FILENO, (variable.name + QLatin1Char('=') +
+                                     (variable.secret ? QStringLiteral("****") : variable.value) +
+                                     (variable.secret ? QStringLiteral("  (secret)") : QString()) +
+                                     QLatin1Char('\n'))
+                                        .toUtf8());
+        return 0;
     }
-    if (status->signal)
-        return 128 + *status->signal;
-    return status->exitStatus.value_or(kWorkbenchError);
+    const QString argument = positionals.value(2);
+    if (verb == QLatin1String("set")) {
+        const qsizetype equals = argument.indexOf(QLatin1Char('='));
+        if (equals < 0)
+            return fail(QStringLiteral("set needs KEY=VALUE"), kUsageError);
+        if (auto set = environment->set(argument.left(equals), argument.mid(equals + 1),
+                                        c.parser().isSet(secret));
+            !set)
+            return fail(set.error().message, kUsageError);
+    } else if (!environment->unset(argument)) {
+        return fail(QStringLiteral("workspace %1 has no variable %2").arg(c.arg(0), argument),
+                    kUsageError);
+    }
+    if (auto saved = workspace.value()->setEnvironment(environment.value()); !saved)
+        return fail(saved.error().message);
+    return 0;
 }
 
 int checkpoint(Command& c)
@@ -562,6 +613,8 @@ int workspaceCommand(const QStringList& arguments)
         return stop(c);
     if (sub == QLatin1String("exec"))
         return exec(c);
+    if (sub == QLatin1String("env"))
+        return env(c);
     if (sub == QLatin1String("checkpoint"))
         return checkpoint(c);
     if (sub == QLatin1String("revert"))

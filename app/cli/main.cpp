@@ -1,9 +1,10 @@
 // sbw: the command-line interface of Sandbox Workbench. Argument parsing only; the work is in
 // sbw-core.
 
-#include "CliRun.h"
 #include "CliImage.h"
 #include "CliLog.h"
+#include "CliMcp.h"
+#include "CliRun.h"
 #include "CommandLog.h"
 #include "CliStats.h"
 #include "CliWorkspace.h"
@@ -13,10 +14,12 @@
 #include "HypervisorConnection.h"
 #include "LibvirtEventLoop.h"
 #include "Logging.h"
+#include "RunInputFiles.h"
 #include "SandboxLimits.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QTimer>
 
@@ -40,26 +43,6 @@ std::optional<int> parseSeconds(const QString& text)
     bool ok = false;
     const int value = text.toInt(&ok);
     return ok && value >= 0 ? std::optional<int>(value) : std::nullopt;
-}
-
-/// "65536", "64K", "16M", "1G" (powers of 1024; k, m, g too) as bytes, 0 or more.
-std::optional<qint64> parseByteSize(const QString& text)
-{
-    static const QString suffixes = QStringLiteral("KMG");
-    QString digits = text;
-    int shift = 0;
-    if (!text.isEmpty()) {
-        const int unit = suffixes.indexOf(text.back().toUpper());
-        if (unit >= 0) {
-            shift = 10 * (unit + 1);
-            digits.chop(1);
-        }
-    }
-    bool ok = false;
-    const qint64 value = digits.toLongLong(&ok);
-    if (!ok || value < 0 || value > (std::numeric_limits<qint64>::max() >> shift))
-        return std::nullopt;
-    return value << shift;
 }
 
 int runCommand(QCoreApplication& app, const QStringList& arguments)
@@ -112,8 +95,18 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
                                         QStringLiteral("URI"));
     const QCommandLineOption verbose({QStringLiteral("v"), QStringLiteral("verbose")},
                                      QStringLiteral("Print phases and timings to stderr."));
-    parser.addOptions(
-        {code, lang, timeout, memory, vcpus, cpuShare, disk, lifetime, outputCap, image, connectUri, verbose});
+    const QCommandLineOption inputFile(QStringLiteral("file"),
+                                       QStringLiteral("Copy PATH into the script's working folder "
+                                                      "before it starts, under its own name "
+                                                      "(repeatable)."),
+                                       QStringLiteral("PATH"));
+    const QCommandLineOption outFolder(QStringLiteral("out"),
+                                       QStringLiteral("Copy the files the script wrote under out/ "
+                                                      "into DIR (created if missing), one line "
+                                                      "each on stderr."),
+                                       QStringLiteral("DIR"));
+    parser.addOptions({code, lang, timeout, memory, vcpus, cpuShare, disk, lifetime, outputCap,
+                       image, inputFile, outFolder, connectUri, verbose});
     if (!parser.parse(arguments))
         return fail(parser.errorText() + QStringLiteral(" (see sbw run --help)"), kUsageError);
     if (parser.isSet(QStringLiteral("help"))) {
@@ -125,10 +118,10 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
 
     sbw::RunOptions options;
     options.actor.kind = sbw::Actor::Kind::Cli;
-    if (auto log = sbw::CommandLog::open(sbw::CommandLog::defaultPath()))
+    if (auto log = sbw::CommandLog::openDefault([](const QString& error) {
+            std::fprintf(stderr, "sbw: warning: %s\n", qPrintable(error));
+        }))
         options.log = log.value();
-    else
-        std::fprintf(stderr, "sbw: warning: %s\n", qPrintable(log.error().message));
     const QString file = parser.positionalArguments().value(0);
     const QString languageName = parser.isSet(lang) ? parser.value(lang)
                                  : file.endsWith(QLatin1String(".sh"))
@@ -147,7 +140,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
     if (!lifetimeSeconds)
         return fail(QStringLiteral("--lifetime needs a number of seconds"), kUsageError);
     options.lifetime = std::chrono::seconds(*lifetimeSeconds);
-    const auto cap = parseByteSize(parser.value(outputCap));
+    const auto cap = sbw::parseByteSize(parser.value(outputCap));
     if (!cap)
         return fail(QStringLiteral("--output-cap needs a size in bytes, e.g. 65536, 64K or 16M"),
                     kUsageError);
@@ -176,6 +169,13 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
         }
     }
 
+    options.inputFiles = parser.values(inputFile);
+    if (auto inputs = sbw::checkInputFiles(options.inputFiles); !inputs)
+        return fail(inputs.error().message, kUsageError);
+    const QString outputFolder = parser.value(outFolder);
+    if (parser.isSet(outFolder) && !QDir().mkpath(outputFolder))
+        return fail(QStringLiteral("--out: cannot create the folder %1").arg(outputFolder), kUsageError);
+
     if (parser.isSet(code)) {
         options.code = parser.value(code).toUtf8();
     } else if (parser.positionalArguments().size() == 1) {
@@ -192,6 +192,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
 
     sbw::HypervisorConnection connection(sbw::defaultConnectionUri(parser.value(connectUri)));
     sbw::CliRun run(&connection, parser.isSet(verbose));
+    run.setOutputFolder(outputFolder);
     QTimer::singleShot(0, &run, [&] { run.start(options); });
     return app.exec();
 }
@@ -219,6 +220,10 @@ int main(int argc, char* argv[])
         return sbw::statsCommand(arguments.mid(0, 1) + arguments.mid(2));
     if (command == QLatin1String("log"))
         return sbw::logCommand(arguments.mid(0, 1) + arguments.mid(2));
+    if (command == QLatin1String("mcp"))
+        return sbw::mcpCommand(QStringList{QStringLiteral("sbw mcp")} + arguments.mid(2));
+    if (command == QLatin1String("serve"))
+        return sbw::serveCommand(QStringList{QStringLiteral("sbw serve")} + arguments.mid(2));
     if (command == QLatin1String("image"))
         return sbw::imageCommand(arguments.mid(0, 1) + arguments.mid(2));
     if (command == QLatin1String("--version")) {
@@ -233,6 +238,8 @@ int main(int argc, char* argv[])
                  "  ws SUBCOMMAND        persistent workspaces (sbw ws --help)\n"
                  "  stats                CPU, memory, disk and network of the sandboxes (sbw stats --help)\n"
                  "  log                  the command log: every action on every sandbox (sbw log --help)\n"
-                 "  image list|build|rm  guest image templates (sbw image --help)\n");
+                 "  image list|build|rm  guest image templates (sbw image --help)\n"
+                 "  mcp                  the MCP server for agents on stdin/stdout (sbw mcp --help)\n"
+                 "  serve --port N       the MCP server over HTTP on 127.0.0.1 (sbw serve --help)\n");
     return asked ? 0 : kUsageError;
 }

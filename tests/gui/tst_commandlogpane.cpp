@@ -51,7 +51,8 @@ private Q_SLOTS:
     void rowsArriveLiveNewestFirst()
     {
         CommandLogPane pane(m_log);
-        QCOMPARE(pane.model()->rowCount(), 2);
+        QCOMPARE(pane.model()->rowCount(), 0); // read off the GUI thread
+        QTRY_COMPARE(pane.model()->rowCount(), 2);
         std::thread worker([this] {
             logExec(QStringLiteral("alpha"), QStringLiteral("pip install ./pkg.whl"), Actor::Kind::Cli, "ok\n", 0);
         });
@@ -69,11 +70,14 @@ private Q_SLOTS:
     void filtersNarrowTheRows()
     {
         CommandLogPane pane(m_log);
+        QSignalSpy refreshed(pane.model(), &CommandLogModel::refreshed);
         pane.searchField()->setText(QStringLiteral("TRAIN"));
-        QCOMPARE(pane.model()->rowCount(), 1);
+        QTRY_VERIFY(!refreshed.isEmpty() && pane.model()->rowCount() == 1);
         pane.searchField()->clear();
         auto* actor = pane.findChildren<QComboBox*>().at(1);
         actor->setCurrentIndex(actor->findData(QStringLiteral("person")));
+        refreshed.clear(); // only the latest read is shown
+        QTRY_VERIFY(!refreshed.isEmpty());
         QCOMPARE(pane.model()->rowCount(), 1);
         QCOMPARE(pane.model()->record(0).sandbox, QStringLiteral("alpha"));
     }
@@ -83,6 +87,7 @@ private Q_SLOTS:
         CommandLogPane pane(m_log);
         pane.resize(1000, 600);
         pane.show();
+        QTRY_COMPARE(pane.model()->rowCount(), 3);
         const int row = [&] {
             for (int i = 0; i < pane.model()->rowCount(); ++i) {
                 if (pane.model()->record(i).sandbox == QStringLiteral("beta"))
@@ -91,7 +96,9 @@ private Q_SLOTS:
             return -1;
         }();
         QVERIFY(row >= 0);
+        QSignalSpy shown(&pane, &CommandLogPane::detailShown);
         pane.table()->setCurrentIndex(pane.model()->index(row, 0));
+        QTRY_COMPARE(shown.size(), 1);
         const QString detail = pane.detail()->toPlainText();
         QVERIFY2(detail.contains(QStringLiteral("python3 train.py\n--epochs 3")), qPrintable(detail));
         QVERIFY2(detail.contains(QStringLiteral("\\x1b]52;c;aGk=\\x07\\x1b[31mred\\x1b[0m")), qPrintable(detail));

@@ -1,5 +1,6 @@
 // FileTreeModel and FileTreePane over SFTP on one real microVM, booted once for all cases.
 
+#include "CommandLog.h"
 #include "FileTreeModel.h"
 #include "FilePreview.h"
 #include "FileTreePane.h"
@@ -221,6 +222,9 @@ private Q_SLOTS:
     void paneUploadsAndDownloads()
     {
         sbw::FileTreePane pane(m_sftp, "/tmp/ft");
+        auto log = sbw::CommandLog::open(m_host.filePath(QStringLiteral("log.sqlite")));
+        QVERIFY(log.ok());
+        pane.setCommandLog(log.value(), QStringLiteral("ws-files"));
         pane.resize(720, 420);
         pane.show();
         QVERIFY(waitLoaded(*pane.model(), "/tmp/ft"));
@@ -256,6 +260,34 @@ private Q_SLOTS:
 
         const QString shot = QStringLiteral(SBW_SCREENSHOT_DIR "/filetreepane.png");
         QVERIFY(pane.grab().save(shot));
+
+        // Delete removes the file in the guest; a missing one is an error.
+        pane.view()->setCurrentIndex(find(*pane.model(), QStringLiteral("up.bin"), dir));
+        pane.deleteSelected();
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.at(2).at(0).toString(), QString());
+        QCOMPARE(run("test -e /tmp/ft/dir/up.bin || echo gone"), QByteArray("gone\n"));
+
+        // Each one is a person's row of the command log, newest first.
+        sbw::LogFilter filter;
+        filter.sandbox = QStringLiteral("ws-files");
+        const auto rows = log.value()->rows(filter);
+        QVERIFY(rows.ok());
+        QCOMPARE(rows.value().size(), 3);
+        const sbw::ActionRecord removed = rows.value().at(0);
+        const sbw::ActionRecord downloaded = rows.value().at(1);
+        const sbw::ActionRecord uploaded = rows.value().at(2);
+        QCOMPARE(removed.kind, sbw::ActionKind::FileDelete);
+        QCOMPARE(removed.command, QStringLiteral("/tmp/ft/dir/up.bin"));
+        QCOMPARE(downloaded.kind, sbw::ActionKind::Download);
+        QCOMPARE(downloaded.command,
+                 QStringLiteral("/tmp/ft/a.txt → ") + m_host.filePath(QStringLiteral("a.txt")));
+        QCOMPARE(uploaded.kind, sbw::ActionKind::Upload);
+        QCOMPARE(uploaded.command, QStringLiteral("/tmp/ft/dir/up.bin ← ") + source);
+        for (const sbw::ActionRecord& row : rows.value()) {
+            QCOMPARE(row.actor.kind, sbw::Actor::Kind::Person);
+            QCOMPARE(row.outcome, sbw::Outcome::Succeeded);
+        }
     }
 
     void openShowsPreviews()

@@ -74,7 +74,7 @@ void TestMainWindow::hasMenusAndShortcuts()
         menus << menu->text();
     QCOMPARE(menus, (QStringList{QStringLiteral("&File"), QStringLiteral("&Run"),
                                  QStringLiteral("&Workspace"), QStringLiteral("&View"),
-                                 QStringLiteral("&Help")}));
+                                 QStringLiteral("&Agents"), QStringLiteral("&Help")}));
 
     QAction* open = findAction(window, QStringLiteral("&Open Script…"));
     QAction* quit = findAction(window, QStringLiteral("&Quit"));

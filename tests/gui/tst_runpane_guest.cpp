@@ -1,20 +1,29 @@
-// The real thing through the GUI: type a script, click Run, a microVM boots, the script runs,
-// its output and exit status appear, and no domain or overlay is left behind. Needs a running
+// The real thing through the GUI: type a script, set the run's limits, click Run, a microVM
+// boots with them, the script runs, its output and exit status appear, and no domain or overlay
+// is left behind. Needs a running
 // libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
+#include "ArtifactsView.h"
 #include "ConnectionUri.h"
 #include "DataPaths.h"
 #include "HypervisorConnection.h"
 #include "LibvirtEventLoop.h"
 #include "MainWindow.h"
 #include "OutputView.h"
+#include "RunHistory.h"
 #include "RunPane.h"
 #include "TestEnvironment.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenu>
+#include <QTableView>
+#include <QTemporaryDir>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTimer>
 #include <QtTest>
@@ -35,6 +44,8 @@ private Q_SLOTS:
     void initTestCase();
     void typedScriptRunsInMicroVm();
     void closeDuringRunDestroysVmThenCloses();
+    void inputFileInChartAndTableOut();
+    void csvExampleDrawsChartOnPythonData();
 
 private:
     /// The run's domain and its overlay volume are gone. Only this run's names are checked:
@@ -76,9 +87,34 @@ void TestRunPaneGuest::typedScriptRunsInMicroVm()
     QPlainTextEdit* editor = pane->editor();
     editor->clear();
     editor->setFocus();
-    QTest::keyClicks(editor, QStringLiteral("print(6*7)"));
-    QCOMPARE(pane->script(), QStringLiteral("print(6*7)"));
+    const QString script = QStringLiteral(
+        "import os, shutil; m = int(open('/proc/meminfo').read().split()[1]); "
+        "print(6*7, os.cpu_count(), shutil.disk_usage('/').total > 4.5 * 2**30, 300000 < m <= 393216)");
+    QTest::keyClicks(editor, script);
+    QCOMPARE(pane->script(), script);
     QCOMPARE(pane->language(), Language::Python);
+    // Every limit of `sbw run` is set in the pane and reaches the run: vCPUs, memory and disk
+    // are seen inside the guest below.
+    const auto setBox = [pane](const char* name, int value) {
+        auto* box = pane->findChild<QSpinBox*>(QLatin1String(name));
+        QVERIFY2(box, name);
+        box->setValue(value);
+    };
+    setBox("vcpusBox", 2);
+    setBox("memoryBox", 384);
+    setBox("diskBox", 5);
+    setBox("cpuShareBox", 150);
+    setBox("lifetimeBox", 280);
+    setBox("outputCapBox", 8);
+    setBox("timeoutBox", 200);
+    const RunOptions options = pane->runOptions();
+    QCOMPARE(options.sandbox.vcpus, 2);
+    QCOMPARE(options.sandbox.memoryMiB, 384);
+    QCOMPARE(options.sandbox.diskGiB, 5);
+    QCOMPARE(options.sandbox.cpuSharePercent, 150);
+    QCOMPARE(options.lifetime, std::chrono::seconds(280));
+    QCOMPARE(options.outputCapBytes, qint64(8) << 20);
+    QCOMPARE(options.timeout, std::chrono::seconds(200));
 
     QTest::mouseClick(pane->runButton(), Qt::LeftButton);
     QVERIFY(pane->isRunning());
@@ -91,9 +127,9 @@ void TestRunPaneGuest::typedScriptRunsInMicroVm()
 
     QVERIFY2(pane->statusText().contains(QStringLiteral("exit status 0")),
              qPrintable(pane->statusText()));
-    QCOMPARE(pane->outputView()->shownText(), QStringLiteral("42\n"));
+    QCOMPARE(pane->outputView()->shownText(), QStringLiteral("42 2 True True\n"));
     QVERIFY(pane->lastResult().has_value());
-    QCOMPARE(pane->lastResult()->stdoutData, QByteArray("42\n"));
+    QCOMPARE(pane->lastResult()->stdoutData, QByteArray("42 2 True True\n"));
     QCOMPARE(pane->lastResult()->stderrData, QByteArray());
     QVERIFY(!pane->isRunning());
     QVERIFY(pane->runButton()->isEnabled());
@@ -134,6 +170,159 @@ void TestRunPaneGuest::closeDuringRunDestroysVmThenCloses()
     QVERIFY2(longestStallMs < 1000, qPrintable(QString::number(longestStallMs)));
     QVERIFY(pane->lastResult().has_value());
     QVERIFY(pane->lastResult()->cancelled);
+    verifyRunRemoved(*pane->lastResult());
+}
+
+// A CSV added as an input file goes in; the script writes a PNG chart (zlib + struct, no
+// matplotlib), a CSV summary and a text file to out/; under the output the chart shows as a
+// picture, the summary as a table, the text file with its size; the History tab reopens them.
+void TestRunPaneGuest::inputFileInChartAndTableOut()
+{
+    QTemporaryDir dir;
+    const QString csvPath = dir.filePath(QStringLiteral("data.csv"));
+    {
+        QFile csv(csvPath);
+        QVERIFY(csv.open(QIODevice::WriteOnly));
+        csv.write("name,value\nalpha,1\nbeta,2\n\"gamma, delta\",39\n");
+    }
+    HypervisorConnection connection(m_uri);
+    MainWindow window(&connection);
+    window.resize(1100, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    RunPane* pane = window.runPane();
+    QCOMPARE(pane->addInputFiles({csvPath, csvPath, dir.path()}), 1);
+    QCOMPARE(pane->inputFiles(), QStringList{csvPath});
+    pane->setScript(QStringLiteral(
+        "import csv, struct, zlib\n"
+        "rows = list(csv.DictReader(open('data.csv', newline='')))\n"
+        "def chunk(kind, data):\n"
+        "    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))\n"
+        "w, h = 40, 20\n"
+        "line = b'\\x00' + b'\\xff\\x00\\x00' * (w // 2) + b'\\x00\\x00\\xff' * (w // 2)\n"
+        "png = (b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))\n"
+        "       + chunk(b'IDAT', zlib.compress(line * h)) + chunk(b'IEND', b''))\n"
+        "open('out/chart.png', 'wb').write(png)\n"
+        "with open('out/summary.csv', 'w', newline='') as f:\n"
+        "    out = csv.writer(f)\n"
+        "    out.writerow(['name', 'doubled'])\n"
+        "    for r in rows:\n"
+        "        out.writerow([r['name'], int(r['value']) * 2])\n"
+        "open('out/notes.txt', 'w').write('done\\n')\n"
+        "print(len(rows), 'rows')\n"));
+
+    QTest::mouseClick(pane->runButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!pane->isRunning(), kRunTimeoutMs);
+    QVERIFY2(pane->statusText().contains(QStringLiteral("exit status 0")), qPrintable(pane->statusText()));
+    QCOMPARE(pane->outputView()->shownText(), QStringLiteral("3 rows\n"));
+    QCOMPARE(pane->lastResult()->artifacts.size(), 3);
+
+    ArtifactsView* view = pane->artifactsView();
+    QVERIFY(view->isVisible());
+    const auto images = view->findChildren<QLabel*>(QStringLiteral("artifactImage"));
+    QCOMPARE(images.size(), 1);
+    const QImage picture = images.first()->pixmap().toImage();
+    QCOMPARE(picture.size(), QSize(40, 20));
+    QCOMPARE(picture.pixelColor(0, 0), QColor(255, 0, 0));
+    QCOMPARE(picture.pixelColor(39, 19), QColor(0, 0, 255));
+    QVERIFY(images.first()->isVisible());
+
+    const auto tables = view->findChildren<QTableView*>(QStringLiteral("artifactTable"));
+    QCOMPARE(tables.size(), 1);
+    const QAbstractItemModel* model = tables.first()->model();
+    QCOMPARE(model->columnCount(), 2);
+    QCOMPARE(model->rowCount(), 3);
+    QCOMPARE(model->headerData(0, Qt::Horizontal).toString(), QStringLiteral("name"));
+    QCOMPARE(model->headerData(1, Qt::Horizontal).toString(), QStringLiteral("doubled"));
+    QCOMPARE(model->index(0, 0).data().toString(), QStringLiteral("alpha"));
+    QCOMPARE(model->index(0, 1).data().toString(), QStringLiteral("2"));
+    QCOMPARE(model->index(2, 0).data().toString(), QStringLiteral("gamma, delta"));
+    QCOMPARE(model->index(2, 1).data().toString(), QStringLiteral("78"));
+
+    QStringList names;
+    for (QWidget* block : view->findChildren<QWidget*>(QStringLiteral("artifact")))
+        names << block->property("artifactName").toString();
+    QCOMPARE(names, (QStringList{QStringLiteral("chart.png"), QStringLiteral("notes.txt"), QStringLiteral("summary.csv")}));
+    QCOMPARE(view->findChildren<QWidget*>(QStringLiteral("saveArtifact")).size(), 3);
+#ifdef SBW_SCREENSHOT_DIR
+    window.grab().save(QStringLiteral(SBW_SCREENSHOT_DIR "/runpane-artifacts.png"));
+#endif
+
+    // The History tab lists the run and reopens its files from the data folder. (Other
+    // workbench processes may log runs in the same command log meanwhile.)
+    pane->runTabs()->setCurrentWidget(pane->history());
+    RunHistory* history = pane->history();
+    int index = -1;
+    for (int i = 0; i < history->entries().size() && index < 0; ++i) {
+        if (history->entries().at(i).domainName == pane->lastResult()->domainName)
+            index = i;
+    }
+    QVERIFY2(index >= 0 && index < 5, qPrintable(QString::number(index)));
+    history->select(index);
+    QCOMPARE(history->artifactsView()->artifacts().size(), 3);
+    QCOMPARE(history->artifactsView()->findChildren<QTableView*>(QStringLiteral("artifactTable")).size(), 1);
+    verifyRunRemoved(*pane->lastResult());
+}
+
+// File ▸ Examples ▸ "CSV summary and chart": the example's script, image template (python-data)
+// and data file are loaded; its pandas summary and its Matplotlib chart come back and show.
+// Needs the python-data image (packaging/run-tests.sh builds it).
+void TestRunPaneGuest::csvExampleDrawsChartOnPythonData()
+{
+    if (!QFileInfo::exists(paths::imagesDir() + QStringLiteral("/python-data/manifest.json")))
+        QFAIL("no python-data image: build it with sbw image build python-data");
+    HypervisorConnection connection(m_uri);
+    MainWindow window(&connection);
+    window.resize(1200, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    RunPane* pane = window.runPane();
+
+    auto* examples = window.findChild<QMenu*>(QStringLiteral("examplesMenu"));
+    QVERIFY(examples);
+    QAction* csvExample = nullptr;
+    for (QAction* action : examples->actions()) {
+        if (action->text() == QLatin1String("CSV summary and chart"))
+            csvExample = action;
+    }
+    QVERIFY(csvExample);
+    csvExample->trigger();
+    QCOMPARE(pane->image(), QStringLiteral("python-data"));
+    QCOMPARE(pane->language(), Language::Python);
+    QVERIFY(pane->script().contains(QLatin1String("import pandas as pd")));
+    QCOMPARE(pane->inputFiles().size(), 1);
+    QVERIFY(pane->inputFiles().first().endsWith(QLatin1String("/csv-summary/sales.csv")));
+    QCOMPARE(pane->runOptions().sandbox.recipe, QStringLiteral("python-data"));
+
+    pane->setTimeout(std::chrono::seconds(600));
+    QTest::mouseClick(pane->runButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!pane->isRunning(), 2 * kRunTimeoutMs);
+    QVERIFY2(pane->statusText().contains(QStringLiteral("exit status 0")),
+             qPrintable(pane->statusText() + QLatin1Char('\n') + QString::fromUtf8(pane->lastResult()->stderrData)));
+    const QString output = pane->outputView()->shownText();
+    QVERIFY2(output.startsWith(QStringLiteral("120 sales from 2026-01-01 to 2026-03-31\n")), qPrintable(output));
+    QVERIFY2(output.contains(QStringLiteral("North      2148  2051.75  1377.0  5576.75\n")), qPrintable(output));
+
+    ArtifactsView* view = pane->artifactsView();
+    const auto images = view->findChildren<QLabel*>(QStringLiteral("artifactImage"));
+    QCOMPARE(images.size(), 1);
+    // plt.savefig(..., dpi=100) of a 7 × 4 inch figure.
+    QCOMPARE(images.first()->pixmap().toImage().size(), QSize(700, 400));
+    QFile chart(pane->lastResult()->artifactsFolder + QStringLiteral("/chart.png"));
+    QVERIFY(chart.open(QIODevice::ReadOnly));
+    QCOMPARE(chart.read(8), QByteArray("\x89PNG\r\n\x1a\n", 8));
+
+    const auto tables = view->findChildren<QTableView*>(QStringLiteral("artifactTable"));
+    QCOMPARE(tables.size(), 1);
+    const QAbstractItemModel* model = tables.first()->model();
+    QCOMPARE(model->rowCount(), 4);
+    QCOMPARE(model->headerData(0, Qt::Horizontal).toString(), QStringLiteral("region"));
+    QCOMPARE(model->headerData(4, Qt::Horizontal).toString(), QStringLiteral("total"));
+    QCOMPARE(model->index(1, 0).data().toString(), QStringLiteral("North"));
+    QCOMPARE(model->index(1, 4).data().toString(), QStringLiteral("5576.75"));
+#ifdef SBW_SCREENSHOT_DIR
+    window.grab().save(QStringLiteral(SBW_SCREENSHOT_DIR "/runpane-csv-example.png"));
+#endif
     verifyRunRemoved(*pane->lastResult());
 }
 

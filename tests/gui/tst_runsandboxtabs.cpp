@@ -133,9 +133,10 @@ void TestRunSandboxTabs::type(const QString& line) const
 
 void TestRunSandboxTabs::tabsSayNoRunIsRunning()
 {
-    QCOMPARE(m_pane->runTabs()->count(), 3);
+    QCOMPARE(m_pane->runTabs()->count(), 4);
     QCOMPARE(m_pane->runTabs()->tabText(1), QStringLiteral("Terminal"));
     QCOMPARE(m_pane->runTabs()->tabText(2), QStringLiteral("Files"));
+    QCOMPARE(m_pane->runTabs()->tabText(3), QStringLiteral("History"));
     m_pane->runTabs()->setCurrentWidget(m_pane->terminalPage());
     QVERIFY(!m_pane->terminalPage()->content());
     QCOMPARE(m_pane->terminalPage()->noticeText(),
@@ -160,7 +161,8 @@ void TestRunSandboxTabs::terminalIsAShellInTheRunningRun()
     type(QStringLiteral("cd /root/run && ls && echo term-$((6*7))"));
     QTRY_VERIFY_WITH_TIMEOUT(terminal()->terminal()->screenText().contains(QStringLiteral("\nterm-42")),
                              kGuestTimeoutMs);
-    QVERIFY2(terminal()->terminal()->screenText().contains(QStringLiteral("\nmain.py\n")),
+    // The run's folder holds the script and the empty out/ folder for its artifacts.
+    QVERIFY2(terminal()->terminal()->screenText().contains(QStringLiteral("\nmain.py  out\n")),
              qPrintable(terminal()->terminal()->screenText()));
 }
 

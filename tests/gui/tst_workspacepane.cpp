@@ -25,8 +25,14 @@
 #include "WorkspaceActions.h"
 #include "WorkspaceManager.h"
 #include "WorkspacePane.h"
+#include "WorkspaceSettingsDialog.h"
+#include "NewWorkspaceDialog.h"
+#include "SecretMasker.h"
 
 #include <QAction>
+#include <QComboBox>
+#include <QSpinBox>
+#include <libvirt/libvirt.h>
 #include <QFile>
 #include <QTabWidget>
 #include <QLineEdit>
@@ -54,6 +60,9 @@ private Q_SLOTS:
     void sessionListShowsWorkspaceAndState();
     void commandRunsWithOutputAndExitStatus();
     void fileWrittenByOneCommandIsThereForTheNext();
+    void commandLimitIsNamedInPaneAndLog();
+    void settingsDialogVariablesReachCommandsMasked();
+    void newWorkspaceDialogSettingsReachTheDomain();
     void pauseAndResumeFromActions();
     void checkpointAppearsInTimeline();
     void terminalTabRunsAShellAndRecordsIt();
@@ -170,6 +179,93 @@ void TestWorkspacePane::fileWrittenByOneCommandIsThereForTheNext()
     const auto outcome = runTyped(QStringLiteral("cat /root/note.txt"));
     QCOMPARE(outcome.status.exitStatus, std::optional<int>(0));
     QVERIFY(m_window->workspacePane()->output()->shownText().contains(QStringLiteral("\nkept\n")));
+}
+
+void TestWorkspacePane::commandLimitIsNamedInPaneAndLog()
+{
+    WorkspacePane* pane = m_window->workspacePane();
+    pane->findChild<QSpinBox*>(QStringLiteral("commandTimeoutBox"))->setValue(2);
+    const auto outcome = runTyped(QStringLiteral("sleep 30"));
+    pane->findChild<QSpinBox*>(QStringLiteral("commandTimeoutBox"))->setValue(0);
+    const QString note = QStringLiteral("the timeout of 2 s ran out; the command was killed");
+    QCOMPARE(outcome.limit, std::optional<RunLimit>(RunLimit::Timeout));
+    const QString shown = pane->output()->shownText();
+    QVERIFY2(shown.contains(note + QStringLiteral(" · timed out and killed · ")), qPrintable(shown));
+    LogFilter filter;
+    filter.sandbox = m_name;
+    const auto rows = m_window->commandLog()->rows(filter, 1);
+    QVERIFY(rows.ok() && rows.value().size() == 1);
+    QCOMPARE(rows.value().first().command, QStringLiteral("sleep 30"));
+    QCOMPARE(rows.value().first().outcome, Outcome::TimedOut);
+    QCOMPARE(rows.value().first().error, note);
+
+    // The output cap box (MiB) reaches the command: 1 MiB of stdout passes, then it is killed.
+    pane->findChild<QSpinBox*>(QStringLiteral("commandOutputCapBox"))->setValue(1);
+    const auto capped = runTyped(QStringLiteral("yes"));
+    pane->setCommandLimits(std::chrono::seconds(0), 64);
+    QCOMPARE(capped.limit, std::optional<RunLimit>(RunLimit::OutputCap));
+    QCOMPARE(m_window->commandLog()->rows(filter, 1).value().first().stdoutBytes, qint64(1) << 20);
+}
+
+void TestWorkspacePane::settingsDialogVariablesReachCommandsMasked()
+{
+    const std::shared_ptr<Workspace> workspace = m_window->workspaceManager()->workspace(m_name);
+    QVERIFY(workspace);
+    WorkspaceSettingsDialog dialog(m_name, WorkspaceEnvironment{});
+    dialog.addVariable(QStringLiteral("GREETING"), QStringLiteral("hi there"), false);
+    dialog.addVariable(QStringLiteral("TOKEN"), QStringLiteral("tok-5e1f09"), true);
+    QVERIFY(workspace->setEnvironment(dialog.environment()).ok());
+    QCOMPARE(workspace->environment().value(), dialog.environment());
+
+    const auto outcome = runTyped(QStringLiteral("echo \"$GREETING/$TOKEN\""));
+    QCOMPARE(outcome.status.exitStatus, std::optional<int>(0));
+    QVERIFY(m_window->workspacePane()->output()->shownText().contains(
+        QStringLiteral("hi there/tok-5e1f09\n")));
+    LogFilter filter;
+    filter.sandbox = m_name;
+    const auto rows = m_window->commandLog()->rows(filter, 1);
+    QVERIFY(rows.ok() && rows.value().size() == 1);
+    QCOMPARE(m_window->commandLog()->output(rows.value().first().id, OutputStream::Stdout).value(),
+             QByteArray("hi there/") + SecretMasker::kMask + "\n");
+    QVERIFY(workspace->setEnvironment(WorkspaceEnvironment{}).ok());
+}
+
+void TestWorkspacePane::newWorkspaceDialogSettingsReachTheDomain()
+{
+    // What a person sets in New Workspace is what the domain gets (created, not booted).
+    NewWorkspaceDialog dialog;
+    const QString name = m_name + QStringLiteral("-new");
+    dialog.findChild<QLineEdit*>(QStringLiteral("nameEdit"))->setText(name);
+    dialog.findChild<QSpinBox*>(QStringLiteral("vcpusBox"))->setValue(2);
+    dialog.findChild<QSpinBox*>(QStringLiteral("memoryBox"))->setValue(384);
+    dialog.findChild<QSpinBox*>(QStringLiteral("diskBox"))->setValue(5);
+    dialog.findChild<QSpinBox*>(QStringLiteral("cpuShareBox"))->setValue(150);
+    auto* network = dialog.findChild<QComboBox*>(QStringLiteral("networkBox"));
+    network->setCurrentIndex(network->findData(QStringLiteral("nat")));
+    WorkspaceActions* actions = m_window->workspaceActions();
+    QSignalSpy finished(actions, &WorkspaceActions::operationFinished);
+    actions->create(dialog.name(), dialog.settings());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kCommandTimeoutMs);
+    QCOMPARE(finished.first().at(2).toString(), QString());
+    auto created = Workspace::open(*m_connection, name);
+    QVERIFY(created.ok());
+    const WorkspaceSettings settings = created.value()->record().settings;
+    QCOMPARE(settings.vcpus, 2);
+    QCOMPARE(settings.memoryMiB, 384);
+    QCOMPARE(settings.diskGiB, 5);
+    QCOMPARE(settings.cpuSharePercent, 150);
+    QCOMPARE(settings.network, WorkspaceNetwork::Nat);
+    virDomainPtr domain = virDomainLookupByName(m_connection->handle(), qPrintable(workspaceDomainName(name)));
+    QVERIFY(domain);
+    char* xmlText = virDomainGetXMLDesc(domain, VIR_DOMAIN_XML_INACTIVE);
+    const QString xml = QString::fromUtf8(xmlText);
+    free(xmlText);
+    virDomainFree(domain);
+    QVERIFY2(xml.contains(QStringLiteral(">2</vcpu>")), qPrintable(xml));
+    QVERIFY2(xml.contains(QStringLiteral("<memory unit='KiB'>393216</memory>")), qPrintable(xml));
+    QVERIFY2(xml.contains(QStringLiteral("<global_quota>150000</global_quota>")), qPrintable(xml));
+    QVERIFY2(xml.contains(QStringLiteral("<interface type='user'>")), qPrintable(xml));
+    QVERIFY(created.value()->remove().ok());
 }
 
 void TestWorkspacePane::pauseAndResumeFromActions()

@@ -3,7 +3,9 @@
 #include "CommandLog.h"
 #include "TestEnvironment.h"
 
+#include <QDir>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTemporaryFile>
 #include <QTest>
 
@@ -187,6 +189,47 @@ private Q_SLOTS:
         QVERIFY2(rootBytes > (qint64(47) << 30) / 10 && rootBytes <= (qint64(5) << 30),
                  r.out.left(newline).constData());
         QCOMPARE(r.out.mid(newline + 1), QByteArray(65536 - newline - 1, 'x'));
+    }
+
+    // --file in, --out back: the guest sums the CSV, copies the binary (all 256 byte values)
+    // to out/, and both arrive in DIR with one stderr line each.
+    void fileAndOutRoundTrip()
+    {
+        QTemporaryDir dir;
+        QByteArray allBytes(256, Qt::Uninitialized);
+        for (int i = 0; i < 256; ++i)
+            allBytes[i] = char(i);
+        const QString csv = dir.filePath(QStringLiteral("numbers.csv"));
+        const QString blob = dir.filePath(QStringLiteral("blob.bin"));
+        for (const auto& [path, bytes] : {std::pair{csv, QByteArray("x\n1\n2\n39\n")}, std::pair{blob, allBytes}}) {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(bytes);
+        }
+        const QString out = dir.filePath(QStringLiteral("got"));
+        const CliResult r = sbwRun({QStringLiteral("--file"), csv, QStringLiteral("--file"), blob,
+                                    QStringLiteral("--out"), out, QStringLiteral("-c"),
+                                    QStringLiteral("import shutil\n"
+                                                   "total = sum(int(n) for n in open('numbers.csv').read().split()[1:])\n"
+                                                   "open('out/total.txt', 'w').write(str(total))\n"
+                                                   "shutil.copy('blob.bin', 'out/blob.bin')\n"
+                                                   "print('copied')")});
+        QCOMPARE(r.out, QByteArray("copied\n"));
+        QCOMPARE(r.err, ("sbw: artifact blob.bin, 256 bytes: " + out + "/blob.bin\n"
+                         "sbw: artifact total.txt, 2 bytes: " + out + "/total.txt\n").toUtf8());
+        QCOMPARE(r.exitCode, 0);
+        QFile back(out + QStringLiteral("/blob.bin"));
+        QVERIFY(back.open(QIODevice::ReadOnly));
+        QCOMPARE(back.readAll(), allBytes);
+        QFile total(out + QStringLiteral("/total.txt"));
+        QVERIFY(total.open(QIODevice::ReadOnly));
+        QCOMPARE(total.readAll(), QByteArray("42"));
+
+        // A missing input file is a usage error, before any guest starts.
+        const QString missing = dir.filePath(QStringLiteral("missing.csv"));
+        const CliResult bad = sbwRun({QStringLiteral("--file"), missing, QStringLiteral("-c"), QStringLiteral("print(1)")});
+        QCOMPARE(bad.exitCode, 2);
+        QCOMPARE(bad.err, ("sbw: input file " + missing + " does not exist\n").toUtf8());
     }
 
     void interruptCancelsAndCleansUp()

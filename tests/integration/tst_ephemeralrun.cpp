@@ -1,14 +1,43 @@
 // Whole ephemeral runs: a fresh microVM per case, destroyed afterwards.
 
+#include "CommandLog.h"
 #include "EphemeralRun.h"
 #include "HypervisorConnection.h"
 #include "TestEnvironment.h"
 
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <thread>
 
 using namespace std::chrono_literals;
+
+namespace {
+
+QByteArray readFile(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(unreadable)");
+}
+
+QString writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+        qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
+QByteArray sha256Hex(const QByteArray& bytes)
+{
+    return QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();
+}
+
+} // namespace
 
 class TestEphemeralRun : public QObject
 {
@@ -106,6 +135,124 @@ private Q_SLOTS:
         QVERIFY2(result.cancelled, qPrintable(result.summary()));
         QVERIFY(result.error.isEmpty());
         QCOMPARE(result.cliExitCode(), 130);
+    }
+
+    // One guest: a 3 MiB random file and a CSV go in byte for byte, the script reads them, and
+    // what it writes under out/ (all 256 byte values, a CSV in a subfolder) comes back exact.
+    void inputFilesAndArtifactsAreExact()
+    {
+        QTemporaryDir dir;
+        QByteArray random(3 * 1024 * 1024, Qt::Uninitialized);
+        QRandomGenerator(7).fillRange(reinterpret_cast<quint32*>(random.data()), random.size() / 4);
+        const QByteArray csv = "name,value\nalpha,1\nbeta,2\n\"gamma, delta\",39\n";
+        QDir().mkpath(dir.filePath(QStringLiteral("in")));
+        const QString randomPath = writeFile(dir.filePath(QStringLiteral("in/random.bin")), random);
+        const QString csvPath = writeFile(dir.filePath(QStringLiteral("data.csv")), csv);
+        auto log = sbw::CommandLog::open(dir.filePath(QStringLiteral("log.sqlite")));
+        QVERIFY(log.ok());
+
+        sbw::RunOptions options;
+        options.code = "import csv, hashlib, os\n"
+                       "for name in ('random.bin', 'data.csv'):\n"
+                       "    print(name, hashlib.sha256(open(name, 'rb').read()).hexdigest())\n"
+                       "rows = list(csv.DictReader(open('data.csv', newline='')))\n"
+                       "print('sum', sum(int(r['value']) for r in rows), rows[2]['name'])\n"
+                       "print(sorted(os.listdir('.')))\n"
+                       "open('out/bytes.bin', 'wb').write(bytes(range(256)))\n"
+                       "os.makedirs('out/tables')\n"
+                       "open('out/tables/summary.csv', 'w').write('n,total\\n3,42\\n')\n";
+        options.inputFiles = {randomPath, csvPath};
+        options.artifactsRoot = dir.filePath(QStringLiteral("runs"));
+        options.log = log.value();
+        const sbw::RunResult result = sbw::runEphemeral(*m_connection, options, {}, nullptr);
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QCOMPARE(result.stderrData, QByteArray());
+        QCOMPARE(result.stdoutData, "random.bin " + sha256Hex(random) + "\ndata.csv " + sha256Hex(csv)
+                                        + "\nsum 42 gamma, delta\n"
+                                          "['data.csv', 'main.py', 'out', 'random.bin']\n");
+        QCOMPARE(result.exitStatus, std::optional<int>(0));
+
+        const QString folder = options.artifactsRoot + QLatin1Char('/') + result.domainName + QStringLiteral("/out");
+        QCOMPARE(result.artifactsFolder, folder);
+        QCOMPARE(result.artifactsNote, QString());
+        QCOMPARE(result.artifacts.size(), 2);
+        QByteArray allBytes(256, Qt::Uninitialized);
+        for (int i = 0; i < 256; ++i)
+            allBytes[i] = char(i);
+        QCOMPARE(result.artifacts[0].name, QStringLiteral("bytes.bin"));
+        QCOMPARE(result.artifacts[0].size, 256);
+        QCOMPARE(result.artifacts[0].hostPath, folder + QStringLiteral("/bytes.bin"));
+        QCOMPARE(readFile(result.artifacts[0].hostPath), allBytes);
+        QCOMPARE(result.artifacts[1].name, QStringLiteral("tables/summary.csv"));
+        QCOMPARE(readFile(result.artifacts[1].hostPath), QByteArray("n,total\n3,42\n"));
+        QCOMPARE(sbw::artifactsIn(folder).size(), 2);
+
+        // The run's command-log row links to the folder.
+        sbw::LogFilter filter;
+        filter.sandbox = result.domainName;
+        const auto rows = log.value()->rows(filter, 1);
+        QVERIFY(rows.ok() && rows.value().size() == 1);
+        QCOMPARE(rows.value().first().artifactsDir, folder);
+    }
+
+    void artifactCapsApplyAndAreNamed()
+    {
+        QTemporaryDir dir;
+        sbw::RunOptions options;
+        options.language = sbw::Language::Shell;
+        options.code = "cd out && head -c 204800 /dev/zero > big.bin && "
+                       "for i in 1 2 3 4 5; do echo $i > f$i; done\n";
+        options.artifactCaps.maxCount = 3;
+        options.artifactCaps.maxBytes = 100 * 1024;
+        options.artifactsRoot = dir.path();
+        const sbw::RunResult result = sbw::runEphemeral(*m_connection, options, {}, nullptr);
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QCOMPARE(result.exitStatus, std::optional<int>(0));
+        QCOMPARE(result.artifactsNote,
+                 QStringLiteral("out/ held 6 files (204810 bytes); 3 came back: 2 past the cap of 3 "
+                                "files were skipped (f4, f5); 1 past the cap of 102400 bytes "
+                                "(100.0 KiB) was skipped (big.bin)"));
+        QStringList names;
+        for (const sbw::RunArtifact& artifact : result.artifacts)
+            names << artifact.name;
+        QCOMPARE(names, (QStringList{QStringLiteral("f1"), QStringLiteral("f2"), QStringLiteral("f3")}));
+        QCOMPARE(readFile(result.artifacts[2].hostPath), QByteArray("3\n"));
+        QVERIFY(!QFile::exists(result.artifactsFolder + QStringLiteral("/big.bin")));
+    }
+
+    void badInputFilesAreClearErrors_data()
+    {
+        QTest::addColumn<QStringList>("files");
+        QTest::addColumn<QString>("error");
+        static QTemporaryDir dir;
+        QDir().mkpath(dir.filePath(QStringLiteral("a")));
+        QDir().mkpath(dir.filePath(QStringLiteral("b")));
+        const QString a = writeFile(dir.filePath(QStringLiteral("a/data.csv")), "x");
+        const QString b = writeFile(dir.filePath(QStringLiteral("b/data.csv")), "y");
+        const QString script = writeFile(dir.filePath(QStringLiteral("main.py")), "z");
+        const QString missing = dir.filePath(QStringLiteral("missing.csv"));
+        QTest::newRow("missing") << QStringList{missing}
+                                 << QStringLiteral("input file %1 does not exist").arg(missing);
+        QTest::newRow("folder") << QStringList{dir.filePath(QStringLiteral("a"))}
+                                << QStringLiteral("input file %1 is a folder, not a file").arg(dir.filePath(QStringLiteral("a")));
+        QTest::newRow("same name") << QStringList{a, b}
+                                   << QStringLiteral("input files %1 and %2 have the same name data.csv; "
+                                                     "rename one of them").arg(a, b);
+        QTest::newRow("script") << QStringList{script}
+                                << QStringLiteral("input file %1 would replace the script main.py; rename it").arg(script);
+    }
+
+    void badInputFilesAreClearErrors()
+    {
+        QFETCH(QStringList, files);
+        QFETCH(QString, error);
+        sbw::RunOptions options;
+        options.code = "print(1)\n";
+        options.inputFiles = files;
+        const sbw::RunResult result = sbw::runEphemeral(*m_connection, options, {}, nullptr);
+        QCOMPARE(result.error, error);
+        QCOMPARE(result.domainName, QString());
+        QCOMPARE(result.cliExitCode(), sbw::RunResult::kWorkbenchError);
     }
 
     void deadDaemonIsAClearError()

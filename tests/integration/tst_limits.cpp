@@ -4,8 +4,11 @@
 // Beside it, ephemeral runs hit each limit (a fork bomb its timeout, a memory hog the memory
 // limit, dd the disk limit, 100 MB of output the output cap, a sleeper the session lifetime);
 // each says which limit in its result and in the run pane's status text. While each script runs
-// the workspace answers, and afterwards its files are intact.
+// the workspace answers, and afterwards its files are intact. Commands in the workspace hit
+// its limits too (timeout, output cap, memory, disk) and name them in their result and in
+// their command-log row.
 
+#include "CommandLog.h"
 #include "EphemeralRun.h"
 #include "GuestSession.h"
 #include "HypervisorConnection.h"
@@ -13,6 +16,7 @@
 #include "StatsSampler.h"
 #include "TestEnvironment.h"
 #include "Workspace.h"
+#include "WorkspaceCommand.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -37,6 +41,7 @@ class TestLimits : public QObject
     std::unique_ptr<sbw::HypervisorConnection> m_connection;
     std::unique_ptr<sbw::Workspace> m_workspace;
     QByteArray m_keptSum; ///< sha256sum of the workspace's /root/kept.bin
+    std::shared_ptr<sbw::CommandLog> m_log;
 
     struct Captured
     {
@@ -118,6 +123,38 @@ class TestLimits : public QObject
         QCOMPARE(inWorkspace("sha256sum /root/kept.bin").out, m_keptSum);
     }
 
+    /// `command` in the workspace through runWorkspaceCommand(), logged in m_log.
+    std::pair<sbw::WorkspaceCommandResult, QByteArray> limited(const QByteArray& command,
+                                                               std::chrono::seconds timeout,
+                                                               qint64 outputCap)
+    {
+        sbw::WorkspaceCommandOptions options;
+        options.command = QString::fromUtf8(command);
+        options.shellCommand = command;
+        options.workdir = QStringLiteral("/root");
+        options.timeout = timeout;
+        options.outputCapBytes = outputCap;
+        options.readyDeadline = std::chrono::steady_clock::now() + 120s;
+        options.log = m_log;
+        QByteArray out;
+        options.onOutput = [&](sbw::OutputStream stream, QByteArrayView bytes) {
+            if (stream == sbw::OutputStream::Stdout)
+                out.append(bytes);
+        };
+        const sbw::WorkspaceCommandResult result = sbw::runWorkspaceCommand(*m_workspace, options);
+        qInfo() << "workspace command:" << result.summary() << result.wallMs << "ms";
+        return {result, out};
+    }
+
+    /// The newest command-log row of the workspace.
+    sbw::ActionRecord lastRow()
+    {
+        sbw::LogFilter filter;
+        filter.sandbox = kName;
+        const auto rows = m_log->rows(filter, 1);
+        return rows && !rows.value().isEmpty() ? rows.value().first() : sbw::ActionRecord{};
+    }
+
     void removeLeftover()
     {
         if (auto old = sbw::Workspace::open(*m_connection, kName))
@@ -128,6 +165,9 @@ private Q_SLOTS:
     void initTestCase()
     {
         qputenv("XDG_DATA_HOME", m_data.path().toUtf8()); // own records and key
+        auto log = sbw::CommandLog::open(m_data.filePath(QStringLiteral("log.sqlite")));
+        QVERIFY(log.ok());
+        m_log = log.value();
         m_connection = std::make_unique<sbw::HypervisorConnection>(sbw::test::guestUri());
         QVERIFY(m_connection->ensureOpen().ok());
         removeLeftover();
@@ -197,6 +237,59 @@ private Q_SLOTS:
                                              "s.settimeout(5); s.connect((\"1.1.1.1\", 80))'");
         QCOMPARE(connect.status.exitStatus, std::optional<int>(1));
         QVERIFY2(connect.err.contains("Network is unreachable"), connect.err.constData());
+    }
+
+    void workspaceCommandsNameTheirLimit()
+    {
+        // Timeout: the command is killed; the row says so.
+        auto [timedOut, timedOutput] = limited("sleep 30", 2s, 0);
+        QVERIFY2(timedOut.error.isEmpty(), qPrintable(timedOut.error));
+        QCOMPARE(timedOut.limit, std::optional<sbw::RunLimit>(sbw::RunLimit::Timeout));
+        QCOMPARE(timedOut.summary(), QStringLiteral("the timeout of 2 s ran out; the command was killed"));
+        QCOMPARE(timedOut.cliExitCode(), 124);
+        QCOMPARE(lastRow().outcome, sbw::Outcome::TimedOut);
+        QCOMPARE(lastRow().error, timedOut.summary());
+
+        // Output cap: exactly the cap passes, the rest is dropped and the command killed.
+        auto [capped, cappedOutput] = limited("exec yes", 0s, 65536);
+        QCOMPARE(capped.limit, std::optional<sbw::RunLimit>(sbw::RunLimit::OutputCap));
+        QCOMPARE(cappedOutput, QByteArray("y\n").repeated(32768));
+        QCOMPARE(capped.summary(), QStringLiteral("stdout passed the output cap of 65536 bytes; "
+                                                  "the rest was dropped and the command killed"));
+        QCOMPARE(capped.cliExitCode(), 137);
+        QCOMPARE(lastRow().outcome, sbw::Outcome::Failed);
+        QCOMPARE(lastRow().error, capped.summary());
+        QCOMPARE(lastRow().stdoutBytes, qint64(65536));
+
+        // Memory: the guest's OOM killer ends the hog.
+        auto [hog, hogOutput] = limited(
+            "exec python3 -c \"chunks = []\nwhile True:\n    chunks.append(b'x' * (8 << 20))\"", 120s, 0);
+        QCOMPARE(hog.limit, std::optional<sbw::RunLimit>(sbw::RunLimit::Memory));
+        QVERIFY2(hog.summary().startsWith(QLatin1String(
+                     "the memory limit of 256 MiB was hit: the guest's kernel killed python3 (pid ")),
+                 qPrintable(hog.summary()));
+        QCOMPARE(hog.status.signal, std::optional<int>(9));
+        QCOMPARE(lastRow().error, hog.summary());
+        // A later failure is not blamed on that old kill.
+        std::this_thread::sleep_for(4s);
+        auto [plain, plainOutput] = limited("exit 3", 0s, 0);
+        QCOMPARE(plain.limit, std::optional<sbw::RunLimit>());
+        QCOMPARE(plain.summary(), QStringLiteral("exit status 3"));
+        QCOMPARE(lastRow().error, QString());
+
+        // Disk: fallocate takes all but 64 MiB (fast), dd writes until no byte fits.
+        auto [full, fullOutput] = limited(
+            "fallocate -l $(($(stat -f -c '%a * %S' /) - 67108864)) /root/taken && "
+            "exec dd if=/dev/zero of=/root/fill bs=4M",
+            120s, 0);
+        QCOMPARE(full.status.exitStatus, std::optional<int>(1));
+        QCOMPARE(full.limit, std::optional<sbw::RunLimit>(sbw::RunLimit::Disk));
+        QCOMPARE(full.summary(), QStringLiteral("the disk limit of 5 GiB was hit: the workspace's "
+                                                "root file system is full"));
+        QCOMPARE(lastRow().error, full.summary());
+        QCOMPARE(inWorkspace("rm -f /root/taken /root/fill && sync").status.exitStatus,
+                 std::optional<int>(0));
+        QCOMPARE(inWorkspace("sha256sum /root/kept.bin").out, m_keptSum);
     }
 
     void forkBombEndsByItsTimeout()

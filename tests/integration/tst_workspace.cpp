@@ -1,10 +1,12 @@
 // A persistent workspace on a real guest: NAT reaches the host and resolves names, files and
 // packages (.deb, wheel) survive stop/start, a process survives pause/resume and hibernate/wake
-// across a libvirtd restart, checkpoints revert disk and memory, and the `sbw ws` CLI drives it,
+// across a libvirtd restart, checkpoints revert disk and memory, and the `sbw ws` CLI drives it (environment
+// variables with masked secrets, limits named on stderr and in the command log),
 // also while another session holds the workspace. One NAT workspace for the whole executable.
 
 #include "CommandLog.h"
 #include "HypervisorConnection.h"
+#include "SecretMasker.h"
 #include "SftpClient.h"
 #include "StoragePool.h"
 #include "TestEnvironment.h"
@@ -474,6 +476,66 @@ private Q_SLOTS:
         QCOMPARE(row.command, QStringLiteral("sh -c 'cat version; echo err >&2; exit 3'"));
         QCOMPARE(row.exitStatus, std::optional<int>(3));
         QCOMPARE(log.value()->output(row.id, sbw::OutputStream::Stdout).value(), QByteArray("v2\n"));
+
+        // Environment variables: set by the CLI, injected into every command; a secret value
+        // is listed as **** and masked in the command log's row, output and database file.
+        const QByteArray secret = "s3cr3t-9f27c1";
+        QCOMPARE(sbwWs({QStringLiteral("env"), kName, QStringLiteral("set"),
+                        QStringLiteral("TOKEN=") + QString::fromLatin1(secret), QStringLiteral("--secret")})
+                     .exitCode,
+                 0);
+        QCOMPARE(sbwWs({QStringLiteral("env"), kName, QStringLiteral("set"), QStringLiteral("GREETING=it's me")})
+                     .exitCode,
+                 0);
+        QCOMPARE(sbwWs({QStringLiteral("env"), kName, QStringLiteral("set"), QStringLiteral("1BAD=x")})
+                     .exitCode,
+                 2);
+        QCOMPARE(sbwWs({QStringLiteral("env"), kName, QStringLiteral("list")}).out,
+                 QByteArray("TOKEN=****  (secret)\nGREETING=it's me\n"));
+        const Output printed = sbwWs({QStringLiteral("exec"), kName, QStringLiteral("--"),
+                                      QStringLiteral("sh"), QStringLiteral("-c"),
+                                      QStringLiteral("echo \"$TOKEN $GREETING\"; echo ") +
+                                          QString::fromLatin1(secret)});
+        QCOMPARE(printed.exitCode, 0);
+        QCOMPARE(printed.out, secret + " it's me\n" + secret + "\n"); // the person's own terminal
+        filter.text = QStringLiteral("GREETING");
+        const auto secretRows = log.value()->rows(filter, 1);
+        QVERIFY(secretRows.ok() && secretRows.value().size() == 1);
+        const sbw::ActionRecord secretRow = secretRows.value().first();
+        const QString mask = QString::fromUtf8(sbw::SecretMasker::kMask);
+        QCOMPARE(secretRow.command,
+                 QStringLiteral("sh -c 'echo \"$TOKEN $GREETING\"; echo %1'").arg(mask));
+        QCOMPARE(log.value()->output(secretRow.id, sbw::OutputStream::Stdout).value(),
+                 QByteArray(sbw::SecretMasker::kMask) + " it's me\n" + sbw::SecretMasker::kMask + "\n");
+        for (const QString& suffix : {QString(), QStringLiteral("-wal")}) {
+            QFile file(sbw::CommandLog::defaultPath() + suffix);
+            if (file.open(QIODevice::ReadOnly))
+                QVERIFY2(!file.readAll().contains(secret), qPrintable(file.fileName()));
+        }
+        QCOMPARE(sbwWs({QStringLiteral("env"), kName, QStringLiteral("unset"), QStringLiteral("TOKEN")})
+                     .exitCode,
+                 0);
+        QCOMPARE(sbwWs({QStringLiteral("env"), kName, QStringLiteral("list")}).out,
+                 QByteArray("GREETING=it's me\n"));
+
+        // A limit that ends a command is named on stderr and in the row.
+        const Output timedOut = sbwWs({QStringLiteral("exec"), kName, QStringLiteral("--timeout"),
+                                       QStringLiteral("1"), QStringLiteral("--"),
+                                       QStringLiteral("sleep"), QStringLiteral("30")});
+        QCOMPARE(timedOut.exitCode, 124);
+        QCOMPARE(timedOut.err, QByteArray("sbw: the timeout of 1 s ran out; the command was killed\n"));
+        filter.text = QStringLiteral("sleep 30");
+        const auto timedOutRows = log.value()->rows(filter, 1);
+        QVERIFY(timedOutRows.ok() && timedOutRows.value().size() == 1);
+        QCOMPARE(timedOutRows.value().first().outcome, sbw::Outcome::TimedOut);
+        QCOMPARE(timedOutRows.value().first().error,
+                 QStringLiteral("the timeout of 1 s ran out; the command was killed"));
+        const Output capped = sbwWs({QStringLiteral("exec"), kName, QStringLiteral("--output-cap"),
+                                     QStringLiteral("1K"), QStringLiteral("--"), QStringLiteral("yes")});
+        QCOMPARE(capped.exitCode, 137);
+        QCOMPARE(capped.out, QByteArray("y\n").repeated(512));
+        QCOMPARE(capped.err, QByteArray("sbw: stdout passed the output cap of 1024 bytes; the rest "
+                                        "was dropped and the command killed\n"));
 
         // With all four SSH ports held (this session and three more), exec says so.
         std::vector<std::unique_ptr<sbw::Workspace>> others;

@@ -268,6 +268,45 @@ private Q_SLOTS:
         QCOMPARE(failed.error, QStringLiteral("guest gone"));
     }
 
+    // A log of format 1 (before runs linked their artifact folders) opens, keeps its rows and
+    // gains the column.
+    void aFormatOneLogIsMigrated()
+    {
+        QDir().mkpath(QFileInfo(dbPath()).absolutePath());
+        rawSql(QStringLiteral(
+            "CREATE TABLE actions(id INTEGER PRIMARY KEY, started_ms INTEGER NOT NULL, ended_ms INTEGER,"
+            " sandbox TEXT NOT NULL, actor_kind TEXT NOT NULL, actor_name TEXT NOT NULL DEFAULT '',"
+            " action TEXT NOT NULL, command TEXT NOT NULL DEFAULT '', workdir TEXT NOT NULL DEFAULT '',"
+            " exit_status INTEGER, signal INTEGER, outcome TEXT NOT NULL, error TEXT NOT NULL DEFAULT '',"
+            " duration_ms INTEGER NOT NULL DEFAULT -1, stdout_bytes INTEGER NOT NULL DEFAULT 0,"
+            " stderr_bytes INTEGER NOT NULL DEFAULT 0, stdout_capped INTEGER NOT NULL DEFAULT 0,"
+            " stderr_capped INTEGER NOT NULL DEFAULT 0, approval TEXT NOT NULL DEFAULT 'auto',"
+            " approver TEXT NOT NULL DEFAULT '', owner_pid INTEGER NOT NULL)"));
+        rawSql(QStringLiteral("INSERT INTO actions(started_ms, ended_ms, sandbox, actor_kind, action, "
+                              "outcome, exit_status, owner_pid) VALUES(1000, 2000, 'old', 'cli', 'run', "
+                              "'succeeded', 0, 1)"));
+        rawSql(QStringLiteral("PRAGMA user_version=1"));
+        auto log = openLog();
+        const auto old = log->rows({});
+        QVERIFY(old.ok());
+        QCOMPARE(old.value().size(), 1);
+        QCOMPARE(old.value().first().sandbox, QStringLiteral("old"));
+        QCOMPARE(old.value().first().artifactsDir, QString());
+
+        ActionStart start = execStart(QStringLiteral("sbw-run-x"), QStringLiteral("print(1)"));
+        start.kind = ActionKind::Run;
+        const auto id = log->begin(start);
+        QVERIFY(id.ok());
+        ActionEnd end;
+        end.exitStatus = 0;
+        end.artifactsDir = QStringLiteral("/data/runs/sbw-run-x/out");
+        QVERIFY(log->finish(id.value(), end).ok());
+        QCOMPARE(log->row(id.value()).value().artifactsDir, QStringLiteral("/data/runs/sbw-run-x/out"));
+        log.reset();
+        // Opening it again (format 2 now) changes nothing.
+        QCOMPARE(openLog()->row(id.value()).value().artifactsDir, QStringLiteral("/data/runs/sbw-run-x/out"));
+    }
+
     void aNewerFormatIsRefusedInWords()
     {
         openLog();

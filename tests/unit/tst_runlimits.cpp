@@ -171,6 +171,15 @@ private Q_SLOTS:
             "Out of memory: Killed process 7 (\x1b[31mx\u202e) total-vm:1kB\n");
         QCOMPARE(odd.oomVictim, QStringLiteral("??31mx? (pid 7)"));
         QVERIFY(!sbw::parseGuestLimitReport("").rootFull()); // nothing known: not full
+
+        // A workspace's kill count covers every earlier command: the kill's time says whether
+        // it happened during the last one.
+        const sbw::GuestLimitReport timed = sbw::parseGuestLimitReport(oom + "uptime 20.50\n");
+        QCOMPARE(timed.uptimeSeconds, 20.5);
+        QCOMPARE(timed.oomVictimAtSeconds, 12.345678);
+        QVERIFY(timed.oomKillWithin(8.0));   // it ran 8 s (+2 s margin): from 10.5 s; kill at 12.35
+        QVERIFY(!timed.oomKillWithin(1.0));  // it ran 1 s (+2 s margin): from 17.5 s
+        QVERIFY(!memory.oomKillWithin(100)); // no uptime known
     }
 
     void resultNamesTheLimit()

@@ -163,6 +163,32 @@ private Q_SLOTS:
                                QStringLiteral("/sandbox-workbench/workspaces/agent-3.json")));
     }
 
+    void environmentIsKeptInTheRecordOnly()
+    {
+        sbw::WorkspaceRecord record = expectedRecord(workspaceSpec(QStringLiteral("env-1")));
+        QVERIFY(record.environment.set(QStringLiteral("GREETING"), QStringLiteral("it's me"), false).ok());
+        QVERIFY(record.environment.set(QStringLiteral("TOKEN"), QStringLiteral("t0k"), true).ok());
+        QVERIFY(record.environment.set(QStringLiteral("GREETING"), QStringLiteral("hi"), false).ok());
+        QCOMPARE(record.environment.set(QStringLiteral("1X"), QStringLiteral("v"), false).error().message,
+                 QStringLiteral("'1X' is not an environment variable name: use letters, digits and "
+                                "'_', not starting with a digit"));
+        QCOMPARE(record.environment.exportLines(), QByteArray("export GREETING='hi'\nexport TOKEN='t0k'\n"));
+        QCOMPARE(record.environment.secretValues(), QList<QByteArray>{"t0k"});
+        QVERIFY(sbw::saveWorkspaceRecord(record).ok());
+        const QString path = m_data.path() + QStringLiteral("/sandbox-workbench/workspaces/env-1.json");
+        QCOMPARE(QFile::permissions(path) & 0x0077, QFileDevice::Permissions()); // owner only
+        QCOMPARE(sbw::loadWorkspaceEnvironment(QStringLiteral("env-1")).value(), record.environment);
+        QVERIFY(sbw::loadWorkspaceEnvironment(QStringLiteral("none-such")).value().isEmpty());
+        // Quotes survive: the value is one shell word.
+        sbw::WorkspaceEnvironment quoted;
+        QVERIFY(quoted.set(QStringLiteral("Q"), QStringLiteral("a'b"), false).ok());
+        QCOMPARE(quoted.exportLines(), QByteArray("export Q='a'\\''b'\n"));
+        QVERIFY(quoted.unset(QStringLiteral("Q")));
+        QVERIFY(!quoted.unset(QStringLiteral("Q")));
+        // Never in the domain's metadata.
+        QVERIFY(!sbw::domainXml(workspaceSpec(QStringLiteral("env-1"))).contains(QStringLiteral("t0k")));
+    }
+
     void names()
     {
         QVERIFY(sbw::validateWorkspaceName(QStringLiteral("agent-1")).ok());

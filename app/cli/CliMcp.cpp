@@ -1,0 +1,162 @@
+#include "CliMcp.h"
+
+#include "CommandLog.h"
+#include "ConnectionUri.h"
+#include "HeadlessGate.h"
+#include "HypervisorConnection.h"
+#include "McpHttpAccess.h"
+#include "McpHttpTransport.h"
+#include "McpServer.h"
+#include "McpStdioTransport.h"
+#include "McpTools.h"
+#include "Policy.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QSocketNotifier>
+
+#include <csignal>
+#include <cstdio>
+#include <optional>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace sbw {
+namespace {
+
+constexpr int kUsageError = 2;
+constexpr int kWorkbenchError = 125;
+
+int fail(const QString& message, int code = kWorkbenchError)
+{
+    std::fprintf(stderr, "sbw: %s%s\n", code == kWorkbenchError ? "error: " : "", qPrintable(message));
+    return code;
+}
+
+/// What both commands share: options, the connection, the log, the gate and the server.
+class Headless
+{
+public:
+    explicit Headless(const QString& synopsis) : m_synopsis(synopsis)
+    {
+        m_parser.addHelpOption();
+        m_parser.addOptions({m_policy, m_connect});
+    }
+
+    QCommandLineParser& parser() { return m_parser; }
+
+    std::optional<int> parse(const QStringList& arguments)
+    {
+        if (!m_parser.parse(arguments))
+            return fail(m_parser.errorText() + QStringLiteral(" (usage: %1)").arg(m_synopsis), kUsageError);
+        if (m_parser.isSet(QStringLiteral("help"))) {
+            std::printf("usage: %s\n", qPrintable(m_synopsis));
+            return 0;
+        }
+        if (!m_parser.positionalArguments().isEmpty())
+            return fail(QStringLiteral("usage: %1").arg(m_synopsis), kUsageError);
+        return std::nullopt;
+    }
+
+    /// Opens the log, makes the gate and the server. Errors: a bad policy file.
+    std::optional<int> start()
+    {
+        std::shared_ptr<CommandLog> log;
+        if (auto opened = CommandLog::open(CommandLog::defaultPath()))
+            log = opened.value();
+        else
+            std::fprintf(stderr, "sbw: warning: %s\n", qPrintable(opened.error().message));
+        const QString policy = m_parser.isSet(m_policy) ? m_parser.value(m_policy) : Policy::defaultPath();
+        auto gate = makeHeadlessGate(policy, log);
+        if (!gate)
+            return fail(gate.error().message);
+        m_gate = std::move(gate.value());
+        m_connection = std::make_unique<HypervisorConnection>(defaultConnectionUri(m_parser.value(m_connect)));
+        m_server = std::make_unique<McpServer>(m_gate.get(), log);
+        for (McpTool& tool : workbenchTools(std::make_shared<McpSandboxes>(m_connection.get())))
+            m_server->addTool(std::move(tool));
+        return std::nullopt;
+    }
+
+    McpServer* server() { return m_server.get(); }
+
+private:
+    QString m_synopsis;
+    QCommandLineParser m_parser;
+    const QCommandLineOption m_policy{QStringLiteral("policy"),
+                                      QStringLiteral("Approval policy file (default: the workbench's policy.json)."),
+                                      QStringLiteral("FILE")};
+    const QCommandLineOption m_connect{QStringLiteral("connect"), QStringLiteral("libvirt URI."),
+                                       QStringLiteral("URI")};
+    std::unique_ptr<ActionGate> m_gate;
+    std::unique_ptr<HypervisorConnection> m_connection;
+    std::unique_ptr<McpServer> m_server; ///< after the gate: destroyed first
+};
+
+int g_signalPipe[2] = {-1, -1};
+
+void onSignal(int)
+{
+    const char byte = 1;
+    (void)::write(g_signalPipe[1], &byte, 1);
+}
+
+/// Quits the event loop on SIGINT or SIGTERM.
+void quitOnSignals()
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, g_signalPipe) != 0)
+        return;
+    auto* notifier = new QSocketNotifier(g_signalPipe[0], QSocketNotifier::Read, QCoreApplication::instance());
+    QObject::connect(notifier, &QSocketNotifier::activated, QCoreApplication::instance(), &QCoreApplication::quit);
+    struct sigaction action = {};
+    action.sa_handler = onSignal;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
+} // namespace
+
+int mcpCommand(const QStringList& arguments)
+{
+    Headless headless(QStringLiteral("sbw mcp [--policy FILE] [--connect URI]"));
+    if (auto done = headless.parse(arguments))
+        return *done;
+    if (auto failed = headless.start())
+        return *failed;
+    McpStdioTransport transport(headless.server(), STDIN_FILENO, STDOUT_FILENO);
+    QObject::connect(&transport, &McpStdioTransport::finished, QCoreApplication::instance(), &QCoreApplication::quit);
+    quitOnSignals();
+    transport.start();
+    return QCoreApplication::exec();
+}
+
+int serveCommand(const QStringList& arguments)
+{
+    Headless headless(QStringLiteral("sbw serve --port N [--policy FILE] [--connect URI]"));
+    const QCommandLineOption port(QStringLiteral("port"), QStringLiteral("TCP port on 127.0.0.1 (0: any free port)."),
+                                  QStringLiteral("N"));
+    headless.parser().addOption(port);
+    if (auto done = headless.parse(arguments))
+        return *done;
+    bool ok = false;
+    const int number = headless.parser().value(port).toInt(&ok);
+    if (!headless.parser().isSet(port) || !ok || number < 0 || number > 65535)
+        return fail(QStringLiteral("--port needs a TCP port number from 0 to 65535"), kUsageError);
+    QString error;
+    const QByteArray token = loadOrCreateMcpToken(defaultMcpTokenPath(), &error);
+    if (token.isEmpty())
+        return fail(error);
+    if (auto failed = headless.start())
+        return *failed;
+    McpHttpTransport transport(headless.server(), token);
+    auto listening = transport.listen(quint16(number));
+    if (!listening)
+        return fail(listening.error().message);
+    std::fprintf(stderr, "sbw: MCP server on http://127.0.0.1:%u/mcp (bearer token in %s)\n",
+                 unsigned(listening.value()), qPrintable(defaultMcpTokenPath()));
+    std::fflush(stderr);
+    quitOnSignals();
+    return QCoreApplication::exec();
+}
+
+} // namespace sbw

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "ActionRecord.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+#include <optional>
+
+namespace sbw {
+
+/// An action somebody asks the workbench to do, as the policy and the approval queue see it.
+/// Built by the caller (MCP tool, CLI, GUI) before anything runs in a sandbox.
+struct ActionRequest
+{
+    QString sandbox;     ///< workspace name; empty for an ephemeral run (no sandbox yet)
+    Actor actor;         ///< who asks; agents carry their MCP client name
+    ActionKind kind = ActionKind::Exec; ///< Exec, Run, FileWrite, FileDelete, Upload, Pause, ...
+    QString command;     ///< exec: the command line as shell words; run: the script text
+    QString language;    ///< run: "python" or "sh"; otherwise empty
+    QString workdir;     ///< exec: guest working folder; empty for the default
+    QString path;        ///< file actions: the guest path
+    QByteArray content;  ///< file write: the new content (the approval queue diffs it)
+};
+
+/// What the gate decided about one ActionRequest.
+struct GateDecision
+{
+    bool allowed = false;
+    Approval approval = Approval::Auto; ///< Auto (policy allow/deny), Approved, Denied, TimedOut
+    QString approver;                   ///< who decided when a person did; empty for Auto
+    QString reason;                     ///< why it was denied; returned to the agent as is
+    std::optional<ActionRequest> edited; ///< approved after editing: run this request instead
+};
+
+/// The one door every agent action passes: policy first, then (for `ask`) a person.
+/// decide() never blocks; `done` is called exactly once, on the gate's thread, when the
+/// action may run (allowed) or must not (denied, timed out, no approver, gate destroyed).
+/// Nothing runs an action before `done` reports allowed.
+class ActionGate : public QObject
+{
+    Q_OBJECT
+public:
+    using Done = std::function<void(const GateDecision&)>;
+    using QObject::QObject;
+    ~ActionGate() override = default;
+
+    virtual void decide(const ActionRequest& request, Done done) = 0;
+};
+
+} // namespace sbw

@@ -1,0 +1,24 @@
+#include "HeadlessGate.h"
+
+#include "ApprovalQueue.h"
+#include "PolicyGate.h"
+#include "TerminalApprover.h"
+
+namespace sbw {
+
+Expected<std::unique_ptr<ActionGate>> makeHeadlessGate(const QString& policyPath, std::shared_ptr<CommandLog> log)
+{
+    auto policy = Policy::load(policyPath);
+    if (!policy)
+        return policy.error();
+    auto gate = std::make_unique<PolicyGate>(policy.value(), std::move(log));
+    auto* queue = new ApprovalQueue(gate.get());
+    if (auto approver = TerminalApprover::open(queue)) {
+        approver.value()->setParent(gate.get());
+        (void)approver.value().release();
+        gate->setApprovalQueue(queue);
+    }
+    return std::unique_ptr<ActionGate>(std::move(gate));
+}
+
+} // namespace sbw

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "Expected.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+namespace sbw {
+
+class ActionGate;
+class CommandLog;
+
+/// The gate of the headless MCP server (`sbw mcp`, `sbw serve`): a PolicyGate on the policy
+/// file at `policyPath` whose `ask` requests are put to the person at the controlling terminal
+/// (TerminalApprover) when there is one, and otherwise denied with "needs approval; no approver
+/// attached". The returned gate owns its approval queue and approver. `log` may be null.
+/// Errors: the policy file cannot be read or parsed.
+Expected<std::unique_ptr<ActionGate>> makeHeadlessGate(const QString& policyPath,
+                                                       std::shared_ptr<CommandLog> log);
+
+} // namespace sbw

@@ -1,0 +1,105 @@
+#pragma once
+
+#include "McpTool.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QThreadPool>
+
+#include <functional>
+#include <map>
+#include <memory>
+
+namespace sbw {
+
+class ActionGate;
+class CommandLog;
+
+/// A connected MCP client, as the Agents pane shows it.
+struct McpClientInfo
+{
+    QString sessionId;
+    QString name;            ///< clientInfo.name of its initialize request
+    QString version;         ///< clientInfo.version
+    QString protocolVersion; ///< the revision agreed on in initialize
+    QString transport;       ///< "stdio" or "http"
+    QString lastTool;        ///< the last tool it called; empty before its first call
+    QDateTime lastCall;      ///< UTC; invalid before its first call
+};
+
+/// The Model Context Protocol server (revision 2025-06-18, also 2025-03-26 and 2024-11-05):
+/// JSON-RPC 2.0 dispatch of initialize, notifications/initialized, ping, tools/list and
+/// tools/call per session, independent of the transport (McpStdioTransport, McpHttpTransport).
+///
+/// Every tools/call goes through the ActionGate before anything runs: the tool's prepare()
+/// describes the call as an ActionRequest (actor: Agent with the client's name), the gate
+/// decides, and only an allowed call runs, on the server's own worker threads, logged as one
+/// command-log row (LoggedAction) with the gate's approval. A denied call never runs and
+/// answers isError with "denied: REASON" (its row is the gate's, see PolicyGate). A call
+/// waiting for a person keeps its request open until the gate decides.
+///
+/// Errors: malformed messages and unknown methods are JSON-RPC errors (McpJsonRpc.h codes);
+/// an unknown tool is kInvalidParams; bad arguments, unknown workspaces, timeouts and denials
+/// are tool results with isError true and a readable text.
+///
+/// Lives on one thread (with the gate); every member must be called there.
+class McpServer : public QObject
+{
+    Q_OBJECT
+
+public:
+    /// `gate` is not owned and must outlive the server; `log` may be null (nothing logged).
+    McpServer(ActionGate* gate, std::shared_ptr<CommandLog> log, QObject* parent = nullptr);
+    ~McpServer() override;
+
+    void addTool(McpTool tool);
+    QList<McpTool> tools() const { return m_tools; }
+
+    /// A new session for a client on `transport` ("stdio", "http"); returns its id (random,
+    /// visible ASCII as Mcp-Session-Id needs).
+    QString openSession(const QString& transport);
+    /// Ends session `id`: it is forgotten, later messages for it are refused, and
+    /// sessionClosed() is emitted. Calls already running finish, their answers go nowhere
+    /// when the transport is gone.
+    void closeSession(const QString& id);
+    bool hasSession(const QString& id) const;
+    QList<McpClientInfo> clients() const;
+
+    using Reply = std::function<void(const QJsonObject& message)>;
+    /// Handles one parsed JSON-RPC message of session `sessionId`. For a request, `reply` is
+    /// called exactly once with the response, possibly later (tools/call); for notifications
+    /// and responses it is never called.
+    void handle(const QString& sessionId, const QJsonValue& message, const Reply& reply);
+
+Q_SIGNALS:
+    /// A session was opened, initialized, closed, or made a call.
+    void clientsChanged();
+    void sessionClosed(const QString& sessionId);
+
+private:
+    struct Session
+    {
+        McpClientInfo info;
+        bool initialized = false; ///< answered initialize
+    };
+
+    QJsonObject initialize(Session& session, const QJsonObject& params, QString* error);
+    void callTool(Session& session, const QJsonValue& id, const QJsonObject& params, const Reply& reply);
+    void runAllowed(const McpTool& tool, const McpCall& call, const GateDecision& decision,
+                    const QJsonValue& id, const Reply& reply);
+
+    ActionGate* m_gate;
+    std::shared_ptr<CommandLog> m_log;
+    QList<McpTool> m_tools;
+    std::map<QString, Session> m_sessions;
+    QThreadPool m_workers; ///< last member: destroyed (and waited for) first
+};
+
+/// The tools/call result for `result`: structuredContent, its JSON as text (or the error
+/// as text), isError.
+QJsonObject mcpCallResult(const McpToolResult& result);
+
+} // namespace sbw

@@ -1,0 +1,55 @@
+#pragma once
+
+#include "ActionGate.h"
+#include "CommandLog.h"
+#include "Expected.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <functional>
+
+namespace sbw {
+
+class LoggedAction;
+
+/// One tool call that the gate allowed, as the tool's run() sees it.
+struct McpCall
+{
+    ActionRequest request; ///< what was allowed (a person may have edited it)
+    QJsonObject arguments; ///< the client's arguments, checked by prepare()
+    LoggedAction* log = nullptr; ///< the call's command-log row: feed it the output
+};
+
+/// What a tool call produced: `structured` (matching the tool's output schema) and, for a
+/// failed call, `error`, a sentence the agent reads (the result then has isError true). A
+/// failure may keep `structured` (a command that timed out still has its output).
+struct McpToolResult
+{
+    QJsonObject structured;
+    QString error;
+    ActionEnd end; ///< how the call's command-log row ends
+
+    static McpToolResult failure(const QString& message, Outcome outcome = Outcome::Error);
+};
+
+/// A tool the MCP server offers (tools/list) and runs (tools/call).
+struct McpTool
+{
+    QString name;
+    QString title;
+    QString description;
+    ActionKind kind = ActionKind::Exec; ///< the kind of its command-log rows
+    QJsonObject inputSchema;  ///< JSON Schema of the arguments (type object)
+    QJsonObject outputSchema; ///< JSON Schema of McpToolResult::structured (type object)
+    /// Checks the arguments and says what the call would do, for the gate and the log (the
+    /// actor is filled in by the server). Runs on the server's thread and must not block.
+    /// Errors are sentences about the arguments ("path must be an absolute guest path").
+    std::function<Expected<ActionRequest>(const QJsonObject& arguments)> prepare;
+    /// Does it, once the gate allowed it. Runs on a worker thread and may block.
+    std::function<McpToolResult(const McpCall& call)> run;
+
+    QJsonObject definition() const; ///< the tools/list entry
+};
+
+} // namespace sbw

@@ -1,0 +1,244 @@
+#include "Policy.h"
+
+#include "DataPaths.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+#include <fnmatch.h>
+
+namespace sbw {
+namespace {
+
+bool isFileAction(ActionKind kind)
+{
+    return kind == ActionKind::FileWrite || kind == ActionKind::Upload || kind == ActionKind::Download
+        || kind == ActionKind::FileDelete;
+}
+
+QString subjectOf(const ActionRequest& request)
+{
+    if (request.kind == ActionKind::Exec || request.kind == ActionKind::Run)
+        return request.command;
+    if (isFileAction(request.kind))
+        return request.path;
+    return request.sandbox;
+}
+
+/// `value` as JSON text, for error messages: "\"maybe\"", 3, null.
+QString jsonText(const QJsonValue& value)
+{
+    const QByteArray array = QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact);
+    return QString::fromUtf8(array.mid(1, array.size() - 2));
+}
+
+/// "3:14" for the character at `offset` of `text`.
+QString lineAndColumn(const QByteArray& text, int offset)
+{
+    const QByteArray before = text.left(offset);
+    const int line = int(before.count('\n')) + 1;
+    const int column = int(offset - (before.lastIndexOf('\n') + 1)) + 1;
+    return QStringLiteral("%1:%2").arg(line).arg(column);
+}
+
+Expected<QList<PolicyRule>> parseRules(const QJsonValue& value, const QString& where)
+{
+    if (!value.isArray())
+        return makeError(QStringLiteral("%1: must be a list of rules").arg(where));
+    QList<PolicyRule> rules;
+    const QJsonArray array = value.toArray();
+    for (qsizetype i = 0; i < array.size(); ++i) {
+        const QString at = QStringLiteral("%1[%2]").arg(where).arg(i);
+        if (!array[i].isObject())
+            return makeError(QStringLiteral("%1: a rule must be an object").arg(at));
+        const QJsonObject object = array[i].toObject();
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            if (it.key() != QLatin1String("kinds") && it.key() != QLatin1String("pattern")
+                && it.key() != QLatin1String("decision"))
+                return makeError(QStringLiteral("%1.%2: unknown field (expected kinds, pattern, decision)")
+                                     .arg(at, it.key()));
+        }
+        PolicyRule rule;
+        if (object.contains(QLatin1String("kinds"))) {
+            const QJsonValue kinds = object.value(QLatin1String("kinds"));
+            if (!kinds.isArray())
+                return makeError(QStringLiteral("%1.kinds: must be a list of action kinds").arg(at));
+            const QJsonArray kindArray = kinds.toArray();
+            for (qsizetype k = 0; k < kindArray.size(); ++k) {
+                const auto kind = actionKindFromName(kindArray[k].toString());
+                if (!kindArray[k].isString() || !kind || *kind == ActionKind::Approval)
+                    return makeError(QStringLiteral("%1.kinds[%2]: %3 is not an action kind (exec, run, "
+                                                    "file-write, upload, download, file-delete, create, "
+                                                    "start, stop, pause, resume, hibernate, wake, checkpoint, "
+                                                    "checkpoint-delete, revert, remove)")
+                                         .arg(at)
+                                         .arg(k)
+                                         .arg(jsonText(kindArray[k])));
+                rule.kinds.append(*kind);
+            }
+        }
+        if (object.contains(QLatin1String("pattern"))) {
+            const QJsonValue pattern = object.value(QLatin1String("pattern"));
+            if (!pattern.isString() || pattern.toString().isEmpty())
+                return makeError(QStringLiteral("%1.pattern: must be a non-empty string").arg(at));
+            rule.pattern = pattern.toString();
+        }
+        const QJsonValue decision = object.value(QLatin1String("decision"));
+        if (decision.isUndefined())
+            return makeError(QStringLiteral("%1.decision: missing (allow, ask or deny)").arg(at));
+        const auto parsed = policyDecisionFromName(decision.toString());
+        if (!decision.isString() || !parsed)
+            return makeError(QStringLiteral("%1.decision: %2 is not allow, ask or deny")
+                                 .arg(at, jsonText(decision)));
+        rule.decision = *parsed;
+        rules.append(rule);
+    }
+    return rules;
+}
+
+QJsonArray rulesToJson(const QList<PolicyRule>& rules)
+{
+    QJsonArray array;
+    for (const PolicyRule& rule : rules) {
+        QJsonObject object;
+        if (!rule.kinds.isEmpty()) {
+            QJsonArray kinds;
+            for (ActionKind kind : rule.kinds)
+                kinds.append(actionKindName(kind));
+            object.insert(QLatin1String("kinds"), kinds);
+        }
+        object.insert(QLatin1String("pattern"), rule.pattern);
+        object.insert(QLatin1String("decision"), policyDecisionName(rule.decision));
+        array.append(object);
+    }
+    return array;
+}
+
+} // namespace
+
+QString policyDecisionName(PolicyDecision decision)
+{
+    switch (decision) {
+    case PolicyDecision::Allow:
+        return QStringLiteral("allow");
+    case PolicyDecision::Ask:
+        return QStringLiteral("ask");
+    case PolicyDecision::Deny:
+        return QStringLiteral("deny");
+    }
+    return {};
+}
+
+std::optional<PolicyDecision> policyDecisionFromName(const QString& name)
+{
+    for (PolicyDecision decision : {PolicyDecision::Allow, PolicyDecision::Ask, PolicyDecision::Deny}) {
+        if (name == policyDecisionName(decision))
+            return decision;
+    }
+    return std::nullopt;
+}
+
+bool PolicyRule::matches(const ActionRequest& request) const
+{
+    if (!kinds.isEmpty() && !kinds.contains(request.kind))
+        return false;
+    return ::fnmatch(pattern.toUtf8().constData(), subjectOf(request).toUtf8().constData(), 0) == 0;
+}
+
+QString Policy::defaultPath()
+{
+    return paths::dataDir() + QStringLiteral("/policy.json");
+}
+
+PolicyDecision Policy::decide(const ActionRequest& request) const
+{
+    if (request.actor.kind != Actor::Kind::Agent)
+        return PolicyDecision::Allow;
+    for (const PolicyRule& rule : workspaceRules.value(request.sandbox)) {
+        if (rule.matches(request))
+            return rule.decision;
+    }
+    for (const PolicyRule& rule : defaultRules) {
+        if (rule.matches(request))
+            return rule.decision;
+    }
+    return PolicyDecision::Ask;
+}
+
+Expected<Policy> Policy::load(const QString& path)
+{
+    QFile file(path);
+    if (!file.exists())
+        return Policy{};
+    if (!file.open(QIODevice::ReadOnly))
+        return makeError(QStringLiteral("cannot read the policy file %1: %2").arg(path, file.errorString()));
+    return parse(file.readAll(), path);
+}
+
+Expected<Policy> Policy::parse(const QByteArray& json, const QString& source)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(json, &error);
+    if (error.error != QJsonParseError::NoError)
+        return makeError(QStringLiteral("%1:%2: %3").arg(source, lineAndColumn(json, error.offset), error.errorString()));
+    if (!document.isObject())
+        return makeError(QStringLiteral("%1: the policy must be a JSON object").arg(source));
+    const QJsonObject root = document.object();
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        if (it.key() != QLatin1String("version") && it.key() != QLatin1String("default")
+            && it.key() != QLatin1String("workspaces"))
+            return makeError(QStringLiteral("%1: %2: unknown field (expected version, default, workspaces)")
+                                 .arg(source, it.key()));
+    }
+    if (root.value(QLatin1String("version")).toInt(-1) != kVersion)
+        return makeError(QStringLiteral("%1: version: must be %2").arg(source).arg(kVersion));
+    Policy policy;
+    if (root.contains(QLatin1String("default"))) {
+        auto rules = parseRules(root.value(QLatin1String("default")), QStringLiteral("default"));
+        if (!rules)
+            return makeError(QStringLiteral("%1: %2").arg(source, rules.error().message));
+        policy.defaultRules = rules.value();
+    }
+    if (root.contains(QLatin1String("workspaces"))) {
+        const QJsonValue workspaces = root.value(QLatin1String("workspaces"));
+        if (!workspaces.isObject())
+            return makeError(QStringLiteral("%1: workspaces: must map workspace names to rule lists").arg(source));
+        const QJsonObject byName = workspaces.toObject();
+        for (auto it = byName.begin(); it != byName.end(); ++it) {
+            auto rules = parseRules(it.value(), QStringLiteral("workspaces.%1").arg(it.key()));
+            if (!rules)
+                return makeError(QStringLiteral("%1: %2").arg(source, rules.error().message));
+            policy.workspaceRules.insert(it.key(), rules.value());
+        }
+    }
+    return policy;
+}
+
+QByteArray Policy::toJson() const
+{
+    QJsonObject root;
+    root.insert(QLatin1String("version"), kVersion);
+    root.insert(QLatin1String("default"), rulesToJson(defaultRules));
+    QJsonObject workspaces;
+    for (auto it = workspaceRules.begin(); it != workspaceRules.end(); ++it)
+        workspaces.insert(it.key(), rulesToJson(it.value()));
+    root.insert(QLatin1String("workspaces"), workspaces);
+    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+Expected<void> Policy::save(const QString& path) const
+{
+    if (!paths::ensureDir(QFileInfo(path).absolutePath()))
+        return makeError(QStringLiteral("cannot create the folder of the policy file %1").arg(path));
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(toJson()) < 0 || !file.commit())
+        return makeError(QStringLiteral("cannot write the policy file %1: %2").arg(path, file.errorString()));
+    return {};
+}
+
+} // namespace sbw

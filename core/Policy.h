@@ -1,0 +1,95 @@
+#pragma once
+
+#include "ActionGate.h"
+#include "ActionRecord.h"
+#include "Expected.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QMap>
+#include <QString>
+
+namespace sbw {
+
+/// What a policy rule decides about an action.
+enum class PolicyDecision
+{
+    Allow, ///< runs without asking (GateDecision::approval = Auto)
+    Ask,   ///< waits for a person's decision (ApprovalQueue)
+    Deny,  ///< never runs (Auto)
+};
+QString policyDecisionName(PolicyDecision decision); ///< "allow", "ask", "deny"
+std::optional<PolicyDecision> policyDecisionFromName(const QString& name);
+
+/// One rule: the action kinds it covers (empty: every kind) and a glob on the action's subject.
+///
+/// The subject is the command line for exec, the script text for run, the guest path for file
+/// actions (file-write, upload, download, file-delete) and the workspace name for every other
+/// action. Patterns have fnmatch(3) semantics without flags: `*` matches any text, including
+/// `/`, spaces and newlines; `?` one character; `[abc]`, `[a-z]`, `[!a]` one of a set; `\`
+/// takes the next character literally. The whole subject must match: `rm *` matches
+/// "rm -rf /" but not "sudo rm x".
+struct PolicyRule
+{
+    QList<ActionKind> kinds;
+    QString pattern = QStringLiteral("*");
+    PolicyDecision decision = PolicyDecision::Ask;
+
+    bool matches(const ActionRequest& request) const;
+    bool operator==(const PolicyRule&) const = default;
+};
+
+/// Which actions run without asking, wait for a person, or never run: a default rule list plus
+/// one list per workspace, kept in a JSON file (defaultPath()).
+///
+/// Evaluation (decide()): actions asked by a person at the window or by the CLI are always
+/// allowed: they are not asked, the policy governs agents. For an agent, the rules of the
+/// action's workspace are tried first, in order, then the default rules, in order; the first
+/// rule that matches decides. When none matches the action is asked.
+///
+/// File format (UTF-8 JSON, written indented by save()):
+///
+///     {
+///       "version": 1,
+///       "default": [
+///         { "kinds": ["exec"], "pattern": "rm -rf /*", "decision": "deny" },
+///         { "kinds": ["pause", "resume", "checkpoint"], "pattern": "*", "decision": "allow" }
+///       ],
+///       "workspaces": {
+///         "agent-1": [ { "kinds": ["file-write"], "pattern": "/root/scratch/*", "decision": "allow" } ]
+///       }
+///     }
+///
+/// "kinds" holds action kind names (actionKindName()); missing or empty means every kind.
+/// "pattern" defaults to "*". "decision" is required.
+class Policy
+{
+public:
+    static constexpr int kVersion = 1;
+
+    QList<PolicyRule> defaultRules;
+    QMap<QString, QList<PolicyRule>> workspaceRules; ///< by workspace name
+
+    /// dataDir()/policy.json
+    static QString defaultPath();
+
+    /// The decision for `request` (see the class comment).
+    PolicyDecision decide(const ActionRequest& request) const;
+
+    /// Reads the policy file at `path`. A missing file is the empty policy (agents are asked
+    /// for everything). Errors name the file and the place: "policy.json:3:14: unterminated
+    /// string" for bad JSON, "policy.json: default[1].decision: \"maybe\" is not allow, ask
+    /// or deny" for a bad field.
+    static Expected<Policy> load(const QString& path);
+    /// Parses `json`; `source` names it in errors.
+    static Expected<Policy> parse(const QByteArray& json, const QString& source);
+
+    /// The file's JSON text.
+    QByteArray toJson() const;
+    /// Writes the file atomically (QSaveFile), creating its folder. Errors name the file.
+    Expected<void> save(const QString& path) const;
+
+    bool operator==(const Policy&) const = default;
+};
+
+} // namespace sbw

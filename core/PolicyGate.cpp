@@ -1,0 +1,127 @@
+#include "PolicyGate.h"
+
+#include "ApprovalQueue.h"
+#include "CommandLog.h"
+#include "Logging.h"
+
+namespace sbw {
+namespace {
+
+/// "exec: ls -la", "file-write: /root/a.txt", "pause: demo"
+QString describe(const ActionRequest& request)
+{
+    QString subject = request.command;
+    if (request.kind != ActionKind::Exec && request.kind != ActionKind::Run)
+        subject = request.path.isEmpty() ? request.sandbox : request.path;
+    return QStringLiteral("%1: %2").arg(actionKindName(request.kind), subject);
+}
+
+} // namespace
+
+PolicyGate::PolicyGate(Policy policy, std::shared_ptr<CommandLog> log, QObject* parent)
+    : ActionGate(parent), m_policy(std::move(policy)), m_log(std::move(log))
+{
+}
+
+PolicyGate::~PolicyGate()
+{
+    if (!m_queue)
+        return;
+    const QSet<qint64> waiting = std::exchange(m_waiting, {});
+    for (qint64 id : waiting)
+        m_queue->withdraw(id, QStringLiteral("the workbench closed before a decision"));
+}
+
+void PolicyGate::decide(const ActionRequest& request, Done done)
+{
+    GateDecision decision;
+    switch (m_policy.decide(request)) {
+    case PolicyDecision::Allow:
+        decision.allowed = true;
+        deliver(request, decision, done);
+        return;
+    case PolicyDecision::Deny:
+        decision.reason = kPolicyDeniedReason;
+        deliver(request, decision, done);
+        return;
+    case PolicyDecision::Ask:
+        break;
+    }
+    if (!m_queue) {
+        decision.reason = kNoApproverReason;
+        deliver(request, decision, done);
+        return;
+    }
+    auto id = std::make_shared<qint64>(0);
+    QPointer<PolicyGate> self(this);
+    *id = m_queue->enqueue(request, [self, id, request, done](const GateDecision& decided) {
+        if (!self) { // the gate is gone: deliver without logging
+            done(decided);
+            return;
+        }
+        self->m_waiting.remove(*id);
+        self->deliver(request, decided, done);
+    });
+    m_waiting.insert(*id);
+}
+
+void PolicyGate::deliver(const ActionRequest& request, const GateDecision& decision, const Done& done)
+{
+    if (decision.approval != Approval::Auto)
+        logApproval(request, decision);
+    if (!decision.allowed)
+        logDenied(request, decision);
+    if (done)
+        done(decision);
+}
+
+void PolicyGate::logApproval(const ActionRequest& request, const GateDecision& decision)
+{
+    if (!m_log)
+        return;
+    ActionStart start;
+    start.sandbox = request.sandbox;
+    start.actor = request.actor;
+    start.kind = ActionKind::Approval;
+    start.command = describe(request);
+    if (decision.edited)
+        start.command = QStringLiteral("%1\nedited to %2").arg(start.command, describe(*decision.edited));
+    start.approval = decision.approval;
+    start.approver = decision.approver;
+    ActionEnd end;
+    end.outcome = decision.allowed ? Outcome::Succeeded : Outcome::Denied;
+    end.error = decision.reason;
+    writeRow(start, end);
+}
+
+void PolicyGate::logDenied(const ActionRequest& request, const GateDecision& decision)
+{
+    if (!m_log)
+        return;
+    ActionStart start;
+    start.sandbox = request.sandbox;
+    start.actor = request.actor;
+    start.kind = request.kind;
+    start.command = request.kind == ActionKind::Exec || request.kind == ActionKind::Run ? request.command
+                                                                                       : request.path;
+    start.workdir = request.workdir;
+    start.approval = decision.approval;
+    start.approver = decision.approver;
+    ActionEnd end;
+    end.outcome = Outcome::Denied;
+    end.error = decision.reason;
+    writeRow(start, end);
+}
+
+void PolicyGate::writeRow(const ActionStart& start, const ActionEnd& end)
+{
+    auto id = m_log->begin(start);
+    if (!id) {
+        qCWarning(lcLog) << "cannot log a decision of the approval policy:" << id.error().message;
+        return;
+    }
+    if (auto finished = m_log->finish(id.value(), end); !finished)
+        qCWarning(lcLog) << "cannot log a decision of the approval policy:" << finished.error().message;
+}
+
+} // namespace sbw

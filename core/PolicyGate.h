@@ -1,0 +1,69 @@
+#pragma once
+
+#include "ActionGate.h"
+#include "Policy.h"
+
+#include <QPointer>
+#include <QSet>
+
+#include <memory>
+
+namespace sbw {
+
+class ApprovalQueue;
+class CommandLog;
+struct ActionEnd;
+struct ActionStart;
+
+/// The ActionGate of the workbench: the policy decides; `ask` goes to a person.
+///
+/// - allow / deny by the policy: `done` runs before decide() returns, with Approval::Auto
+///   (denied: reason "denied by the approval policy").
+/// - ask with an approval queue attached (the GUI's queue pane, or a TerminalApprover when
+///   headless on a terminal): the request waits in the queue until a person decides or its
+///   deadline passes (Approval::TimedOut).
+/// - ask without a queue: denied at once with the reason kNoApproverReason.
+///
+/// Command log: every decision of a person (approved, denied, timed out) is a row of kind
+/// ActionKind::Approval (actor: who asked; approver: who decided; command: "KIND: SUBJECT";
+/// outcome Succeeded when approved, Denied otherwise with the reason as error). A denied action
+/// never runs, so the gate also writes the action's own row, Outcome::Denied with its approval,
+/// approver and reason. The row of an allowed action is the caller's (LoggedAction with
+/// GateDecision::approval and approver).
+///
+/// Destroying the gate denies its waiting requests ("the workbench closed before a decision").
+/// Lives on the thread of its event loop; decide() must be called there.
+class PolicyGate : public ActionGate
+{
+    Q_OBJECT
+
+public:
+    static inline const QString kNoApproverReason = QStringLiteral("needs approval; no approver attached");
+    static inline const QString kPolicyDeniedReason = QStringLiteral("denied by the approval policy");
+
+    /// `log` may be null (nothing is logged).
+    PolicyGate(Policy policy, std::shared_ptr<CommandLog> log, QObject* parent = nullptr);
+    ~PolicyGate() override;
+
+    void setPolicy(const Policy& policy) { m_policy = policy; }
+    const Policy& policy() const { return m_policy; }
+
+    /// Where `ask` requests wait; not owned; null detaches (later asks are denied).
+    void setApprovalQueue(ApprovalQueue* queue) { m_queue = queue; }
+    ApprovalQueue* approvalQueue() const { return m_queue; }
+
+    void decide(const ActionRequest& request, Done done) override;
+
+private:
+    void deliver(const ActionRequest& request, const GateDecision& decision, const Done& done);
+    void logApproval(const ActionRequest& request, const GateDecision& decision);
+    void logDenied(const ActionRequest& request, const GateDecision& decision);
+    void writeRow(const ActionStart& start, const ActionEnd& end);
+
+    Policy m_policy;
+    std::shared_ptr<CommandLog> m_log;
+    QPointer<ApprovalQueue> m_queue;
+    QSet<qint64> m_waiting; ///< ids of this gate's requests in m_queue
+};
+
+} // namespace sbw

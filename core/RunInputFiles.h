@@ -1,0 +1,38 @@
+#pragma once
+
+#include "Expected.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace sbw {
+
+class SftpClient;
+
+/// A host file given to an ephemeral run (RunOptions::inputFiles), checked by checkInputFiles().
+struct InputFile
+{
+    QString hostPath; ///< absolute host path
+    QString name;     ///< the file's name, kept in the guest's working folder
+    qint64 size = 0;  ///< bytes when checked
+};
+
+/// Checks the host files `hostPaths` before a run: each must exist, be a regular file (or a
+/// symlink to one) and be readable, and their names must differ from each other, from the
+/// script (`main.py`, `main.sh`) and from the artifact folder `out`. Errors are sentences naming
+/// the file: "input file /x/data.csv does not exist", "input file /x is a folder, not a file",
+/// "cannot read input file /x/a.bin: Permission denied", "input files /a/data.csv and
+/// /b/data.csv have the same name data.csv; rename one of them", "input file /x/main.py would
+/// replace the script main.py; rename it", "input file /x/out would take the place of the out/
+/// folder for artifacts; rename it".
+Expected<QList<InputFile>> checkInputFiles(const QStringList& hostPaths);
+
+/// Copies `files` byte for byte into the guest folder `guestFolder` (an absolute path; created
+/// with its parent's mode when missing) under their names, over `sftp`. Blocks. Errors: "cannot
+/// upload input file NAME: REASON" with the SFTP or host error.
+Expected<void> uploadInputFiles(SftpClient& sftp, const QList<InputFile>& files,
+                                const QByteArray& guestFolder);
+
+} // namespace sbw

@@ -1,0 +1,160 @@
+#include "TerminalApprover.h"
+
+#include "ApprovalQueue.h"
+
+#include <QSocketNotifier>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <pwd.h>
+#include <unistd.h>
+
+namespace sbw {
+
+Expected<std::unique_ptr<TerminalApprover>> TerminalApprover::open(ApprovalQueue* queue, const QString& ttyPath)
+{
+    const int fd = ::open(ttyPath.toLocal8Bit().constData(), O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return makeError(QStringLiteral("no terminal to ask for approval (%1: %2)")
+                             .arg(ttyPath, QString::fromLocal8Bit(std::strerror(errno))));
+    return std::unique_ptr<TerminalApprover>(new TerminalApprover(queue, fd));
+}
+
+TerminalApprover::TerminalApprover(ApprovalQueue* queue, int fd) : m_queue(queue), m_fd(fd)
+{
+    m_notifier = new QSocketNotifier(fd, QSocketNotifier::Read, this);
+    connect(m_notifier, &QSocketNotifier::activated, this, &TerminalApprover::onReadable);
+    connect(queue, &ApprovalQueue::added, this, [this] {
+        if (!m_current)
+            promptNext();
+    });
+    connect(queue, &ApprovalQueue::decided, this, &TerminalApprover::onDecided);
+    promptNext();
+}
+
+TerminalApprover::~TerminalApprover()
+{
+    delete m_notifier;
+    ::close(m_fd);
+}
+
+QString TerminalApprover::localUserName()
+{
+    if (const passwd* entry = ::getpwuid(::getuid()); entry && entry->pw_name)
+        return QString::fromLocal8Bit(entry->pw_name);
+    return QStringLiteral("person");
+}
+
+QString TerminalApprover::escaped(const QString& text)
+{
+    QString out;
+    out.reserve(text.size());
+    for (char32_t c : text.toUcs4()) {
+        const bool bidi = c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E)
+            || (c >= 0x2066 && c <= 0x2069);
+        if ((c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7F && c <= 0x9F))
+            out += QStringLiteral("\\x%1").arg(uint(c), 2, 16, QLatin1Char('0'));
+        else if (bidi || c == 0x2028 || c == 0x2029 || c == 0xFEFF)
+            out += QStringLiteral("<U+%1>").arg(QString::number(uint(c), 16).toUpper().rightJustified(4, QLatin1Char('0')));
+        else
+            out += QString::fromUcs4(&c, 1);
+    }
+    return out;
+}
+
+void TerminalApprover::promptNext()
+{
+    m_current = 0;
+    if (!m_queue)
+        return;
+    const QList<PendingApproval> pending = m_queue->pending();
+    if (pending.isEmpty())
+        return;
+    const PendingApproval& next = pending.constFirst();
+    m_current = next.id;
+    const ActionRequest& request = next.request;
+    QString text = QStringLiteral("\nsbw: %1 asks: %2").arg(request.actor.display(), actionKindName(request.kind));
+    if (!request.sandbox.isEmpty())
+        text += QStringLiteral(" in workspace %1").arg(escaped(request.sandbox));
+    text += QLatin1Char('\n');
+    if (!request.path.isEmpty())
+        text += QStringLiteral("  path: %1\n").arg(escaped(request.path));
+    if (!request.workdir.isEmpty())
+        text += QStringLiteral("  folder: %1\n").arg(escaped(request.workdir));
+    if (!request.command.isEmpty())
+        text += QStringLiteral("  %1\n").arg(escaped(request.command).replace(QLatin1Char('\n'), QStringLiteral("\n  ")));
+    if (request.kind == ActionKind::FileWrite)
+        text += QStringLiteral("  new content (%1 bytes):\n  %2\n")
+                    .arg(request.content.size())
+                    .arg(escaped(QString::fromUtf8(request.content.left(4096))).replace(QLatin1Char('\n'), QStringLiteral("\n  ")));
+    text += QStringLiteral("sbw: approve? y = yes, n [REASON] = no (denied in %1 s): ")
+                .arg((next.deadline.remainingTime() + 999) / 1000);
+    write(text);
+}
+
+void TerminalApprover::onReadable()
+{
+    char buffer[4096];
+    for (;;) {
+        const ssize_t got = ::read(m_fd, buffer, sizeof buffer);
+        if (got > 0) {
+            m_input.append(buffer, got);
+            continue;
+        }
+        if (got == 0 || (errno != EAGAIN && errno != EINTR))
+            m_notifier->setEnabled(false); // the terminal hung up; requests wait for their deadline
+        if (got < 0 && errno == EINTR)
+            continue;
+        break;
+    }
+    for (qsizetype newline = m_input.indexOf('\n'); newline >= 0; newline = m_input.indexOf('\n')) {
+        const QString line = QString::fromUtf8(m_input.left(newline)).trimmed();
+        m_input.remove(0, newline + 1);
+        handleLine(line);
+    }
+}
+
+void TerminalApprover::handleLine(const QString& line)
+{
+    if (!m_current || !m_queue)
+        return;
+    const QString word = line.section(QLatin1Char(' '), 0, 0).toLower();
+    const QString reason = line.section(QLatin1Char(' '), 1).trimmed();
+    if (word == QLatin1String("y") || word == QLatin1String("yes")) {
+        m_queue->approve(m_current, localUserName());
+    } else if (word == QLatin1String("n") || word == QLatin1String("no")) {
+        m_queue->deny(m_current, localUserName(), reason);
+    } else {
+        write(QStringLiteral("sbw: answer y, or n followed by a reason: "));
+    }
+}
+
+void TerminalApprover::onDecided(qint64 id, const GateDecision& decision)
+{
+    if (id != m_current)
+        return;
+    if (decision.allowed)
+        write(QStringLiteral("sbw: approved\n"));
+    else if (decision.approval == Approval::TimedOut)
+        write(QStringLiteral("\nsbw: %1; denied\n").arg(decision.reason));
+    else
+        write(QStringLiteral("sbw: denied: %1\n").arg(escaped(decision.reason)));
+    promptNext();
+}
+
+void TerminalApprover::write(const QString& text)
+{
+    const QByteArray bytes = text.toUtf8();
+    qsizetype written = 0;
+    while (written < bytes.size()) {
+        const ssize_t n = ::write(m_fd, bytes.constData() + written, size_t(bytes.size() - written));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return; // a full or closed terminal: the prompt is lost, the deadline still holds
+        written += n;
+    }
+}
+
+} // namespace sbw

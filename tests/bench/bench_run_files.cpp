@@ -1,0 +1,278 @@
+// Input-file upload and artifact download speed of ephemeral runs, next to plain OpenSSH `sftp`
+// through the same virtio-serial channel in the same run, on one booted guest (a workspace,
+// whose domain has the same SSH port as a run's):
+//   - upload: uploadInputFiles() of a 50 MiB random file into /root/run, as runEphemeral()
+//     does before a script starts (SFTP channel open included); plain: `sftp -b` with `put`;
+//   - download: collectArtifacts() of /root/run/out holding that file, as runEphemeral() does
+//     after a script ended (SFTP channel open and the folder listing included); plain: `sftp
+//     -b` with `get`.
+// Every copy is checked byte for byte (SHA-256). The plain client connects through `socat -
+// UNIX-CONNECT:<the channel's socket>` (path from the live domain XML) once the workbench's
+// session is closed (the guest serves one SSH connection per port at a time); its time
+// includes the SSH handshake, so the handshake alone (`sftp` with `pwd`) is measured too and
+// the ratios are given against both.
+//
+//   build/tests/bench/bench_run_files [repetitions]   (default 3; medians)
+
+#include "DataPaths.h"
+#include "GuestSession.h"
+#include "HypervisorConnection.h"
+#include "LibvirtEventLoop.h"
+#include "RunArtifacts.h"
+#include "RunInputFiles.h"
+#include "SftpClient.h"
+#include "TestEnvironment.h"
+#include "Workspace.h"
+
+#include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QLoggingCategory>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QXmlStreamReader>
+
+#include <libvirt/libvirt.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr qint64 kFileBytes = 50 * 1024 * 1024;
+
+struct Failure
+{
+    QString what;
+};
+
+[[noreturn]] void fail(const QString& what)
+{
+    throw Failure{what};
+}
+
+qint64 median(std::vector<qint64> values)
+{
+    std::sort(values.begin(), values.end());
+    return values.empty() ? -1 : values[values.size() / 2];
+}
+
+double mbPerSecond(qint64 bytes, qint64 ms)
+{
+    return ms > 0 ? double(bytes) / 1e6 / (double(ms) / 1000.0) : 0.0;
+}
+
+QByteArray fileDigest(const QString& path)
+{
+    QFile file(path);
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    if (!file.open(QIODevice::ReadOnly) || !hash.addData(&file))
+        fail(QStringLiteral("cannot read %1").arg(path));
+    return hash.result().toHex();
+}
+
+/// Runs `command` in the guest and returns its stdout; fails the bench unless it exits 0.
+QByteArray guestRun(sbw::GuestSession& session, const QByteArray& command)
+{
+    sbw::ExecRequest request;
+    request.command = command;
+    request.timeout = 300s;
+    QByteArray out;
+    request.onStdout = [&](QByteArrayView bytes) { out.append(bytes); };
+    auto status = session.exec(request);
+    if (!status || status->exitStatus != 0)
+        fail(QStringLiteral("guest command failed: %1").arg(QString::fromUtf8(command)));
+    return out;
+}
+
+/// The host end of the domain's virtio-serial channel `port`, from its live XML.
+QString channelSocketPath(virConnectPtr conn, const QString& domainName, const QString& port)
+{
+    virDomainPtr domain = virDomainLookupByName(conn, domainName.toUtf8().constData());
+    if (!domain)
+        fail(QStringLiteral("no domain %1").arg(domainName));
+    char* xml = virDomainGetXMLDesc(domain, 0);
+    virDomainFree(domain);
+    QXmlStreamReader reader(QString::fromUtf8(xml));
+    free(xml);
+    QString path;
+    QString candidate;
+    while (!reader.atEnd()) {
+        reader.readNext();
+        if (!reader.isStartElement())
+            continue;
+        if (reader.name() == QLatin1String("channel"))
+            candidate.clear();
+        else if (reader.name() == QLatin1String("source"))
+            candidate = reader.attributes().value(QLatin1String("path")).toString();
+        else if (reader.name() == QLatin1String("target") && reader.attributes().value(QLatin1String("name")) == port)
+            path = candidate;
+    }
+    if (path.isEmpty())
+        fail(QStringLiteral("no socket path for channel %1 in the XML of %2").arg(port, domainName));
+    return path;
+}
+
+/// Milliseconds of `sftp -b BATCH root@sandbox` through the channel's socket.
+qint64 plainSftpMs(const QString& socketPath, const QString& hostKey, const QString& dir, const QByteArray& commands)
+{
+    QFile knownHosts(dir + QStringLiteral("/known_hosts"));
+    QFile batch(dir + QStringLiteral("/batch"));
+    if (!knownHosts.open(QIODevice::WriteOnly) || !batch.open(QIODevice::WriteOnly))
+        fail(QStringLiteral("cannot write in %1").arg(dir));
+    knownHosts.write("sandbox " + hostKey.section(QLatin1Char(' '), 0, 1).toUtf8() + "\n");
+    knownHosts.close();
+    batch.write(commands);
+    batch.close();
+    const QStringList arguments{
+        QStringLiteral("-F"), QStringLiteral("/dev/null"),
+        QStringLiteral("-i"), sbw::paths::dataDir() + QStringLiteral("/ssh/id_ed25519"),
+        QStringLiteral("-o"), QStringLiteral("ProxyCommand=socat - UNIX-CONNECT:") + socketPath,
+        QStringLiteral("-o"), QStringLiteral("UserKnownHostsFile=") + knownHosts.fileName(),
+        QStringLiteral("-o"), QStringLiteral("StrictHostKeyChecking=yes"),
+        QStringLiteral("-o"), QStringLiteral("HostKeyAlias=sandbox"),
+        QStringLiteral("-o"), QStringLiteral("IdentitiesOnly=yes"),
+        QStringLiteral("-o"), QStringLiteral("BatchMode=yes"),
+        QStringLiteral("-b"), batch.fileName(), QStringLiteral("root@sandbox")};
+    // The guest starts the next sshd on the port once the previous one has exited.
+    QThread::msleep(500);
+    QProcess process;
+    process.setStandardOutputFile(QProcess::nullDevice());
+    QElapsedTimer timer;
+    timer.start();
+    process.start(QStringLiteral("sftp"), arguments);
+    if (!process.waitForFinished(600000) || process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0)
+        fail(QStringLiteral("sftp failed (exit %1): %2")
+                 .arg(process.exitCode())
+                 .arg(QString::fromLocal8Bit(process.readAllStandardError())));
+    return timer.elapsed();
+}
+
+void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, int repetitions)
+{
+    if (auto started = workspace.start(); !started)
+        fail(started.error().message);
+    auto session = workspace.session(std::chrono::steady_clock::now() + 300s);
+    if (!session)
+        fail(session.error().message);
+
+    QTemporaryDir dir;
+    const QString source = dir.filePath(QStringLiteral("big.bin"));
+    {
+        QByteArray data(kFileBytes, Qt::Uninitialized);
+        QRandomGenerator(5).fillRange(reinterpret_cast<quint32*>(data.data()), data.size() / 4);
+        QFile file(source);
+        if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size())
+            fail(QStringLiteral("cannot write %1").arg(source));
+    }
+    const QByteArray digest = fileDigest(source);
+    auto inputs = sbw::checkInputFiles({source});
+    if (!inputs)
+        fail(inputs.error().message);
+
+    std::vector<qint64> uploadMs, downloadMs;
+    for (int i = 0; i < repetitions; ++i) {
+        guestRun(*session.value(), "rm -rf /root/run");
+        QElapsedTimer timer;
+        timer.start();
+        {
+            auto sftp = session.value()->openSftp();
+            if (!sftp)
+                fail(sftp.error().message);
+            if (auto uploaded = sbw::uploadInputFiles(*sftp.value(), inputs.value(), "/root/run"); !uploaded)
+                fail(uploaded.error().message);
+        }
+        uploadMs.push_back(timer.elapsed());
+        const QByteArray guestDigest =
+            guestRun(*session.value(), "mkdir -p /root/run/out && ln /root/run/big.bin /root/run/out/big.bin && "
+                                       "sha256sum /root/run/big.bin | cut -d' ' -f1").trimmed();
+        if (guestDigest != digest)
+            fail(QStringLiteral("the uploaded file differs: %1").arg(QString::fromLatin1(guestDigest)));
+
+        const QString back = dir.filePath(QStringLiteral("back%1").arg(i));
+        timer.start();
+        sbw::ArtifactCollection collection;
+        {
+            auto sftp = session.value()->openSftp();
+            if (!sftp)
+                fail(sftp.error().message);
+            collection = sbw::collectArtifacts(*sftp.value(), "/root/run/out", back, {});
+        }
+        downloadMs.push_back(timer.elapsed());
+        if (collection.artifacts.size() != 1 || fileDigest(collection.artifacts.first().hostPath) != digest)
+            fail(QStringLiteral("the artifact did not come back exact: %1").arg(collection.note));
+        QFile::remove(collection.artifacts.first().hostPath);
+    }
+
+    const sbw::WorkspaceRecord& record = workspace.record();
+    const QString socketPath = channelSocketPath(connection.handle(), record.domainName, record.sshPort);
+    session.value().reset();
+    workspace.closeSession();
+
+    std::vector<qint64> putMs, getMs, connectMs;
+    const QString got = dir.filePath(QStringLiteral("plain.bin"));
+    for (int i = 0; i < repetitions; ++i) {
+        connectMs.push_back(plainSftpMs(socketPath, record.hostKey, dir.path(), "pwd\n"));
+        putMs.push_back(plainSftpMs(socketPath, record.hostKey, dir.path(),
+                                    "put " + QFile::encodeName(source) + " /root/plain.bin\n"));
+        getMs.push_back(plainSftpMs(socketPath, record.hostKey, dir.path(),
+                                    "get /root/plain.bin " + QFile::encodeName(got) + "\n"));
+        if (fileDigest(got) != digest)
+            fail(QStringLiteral("plain sftp did not copy the file exactly"));
+    }
+
+    const qint64 up = median(uploadMs), down = median(downloadMs);
+    const qint64 put = median(putMs), get = median(getMs), handshake = median(connectMs);
+    const qint64 putOnly = std::max<qint64>(1, put - handshake), getOnly = std::max<qint64>(1, get - handshake);
+    std::printf("medians of %d, %s, 50 MiB random file\n", repetitions,
+                qPrintable(sbw::HypervisorConnection::describe(connection.accelerator())));
+    std::printf("upload   workbench (uploadInputFiles)   %6lld ms %7.2f MB/s\n", static_cast<long long>(up),
+                mbPerSecond(kFileBytes, up));
+    std::printf("         sftp put                       %6lld ms %7.2f MB/s  (handshake %lld ms; without it %.2f MB/s)\n",
+                static_cast<long long>(put), mbPerSecond(kFileBytes, put), static_cast<long long>(handshake),
+                mbPerSecond(kFileBytes, putOnly));
+    std::printf("         ratio workbench/sftp: %.2f; against sftp without its handshake: %.2f (target >= 0.8)\n",
+                double(put) / double(std::max<qint64>(1, up)), double(putOnly) / double(std::max<qint64>(1, up)));
+    std::printf("download workbench (collectArtifacts)   %6lld ms %7.2f MB/s\n", static_cast<long long>(down),
+                mbPerSecond(kFileBytes, down));
+    std::printf("         sftp get                       %6lld ms %7.2f MB/s  (without the handshake %.2f MB/s)\n",
+                static_cast<long long>(get), mbPerSecond(kFileBytes, get), mbPerSecond(kFileBytes, getOnly));
+    std::printf("         ratio workbench/sftp: %.2f; against sftp without its handshake: %.2f (target >= 0.8)\n",
+                double(get) / double(std::max<qint64>(1, down)), double(getOnly) / double(std::max<qint64>(1, down)));
+}
+
+} // namespace
+
+int main(int argc, char* argv[])
+{
+    sbw::LibvirtEventLoop::prepareProcess();
+    QCoreApplication app(argc, argv);
+    QLoggingCategory::setFilterRules(QStringLiteral("sbw.*.info=false"));
+    const int repetitions = argc > 1 ? std::max(1, atoi(argv[1])) : 3;
+
+    sbw::HypervisorConnection connection(sbw::test::guestUri());
+    const QString name = QStringLiteral("bench-files-%1").arg(QCoreApplication::applicationPid());
+    auto created = sbw::Workspace::create(connection, name, {});
+    if (!created) {
+        std::fprintf(stderr, "bench_run_files: %s\n", qPrintable(created.error().message));
+        return 1;
+    }
+    int status = 0;
+    try {
+        measure(connection, *created.value(), repetitions);
+    } catch (const Failure& failure) {
+        std::fprintf(stderr, "bench_run_files: %s\n", qPrintable(failure.what));
+        status = 1;
+    }
+    if (auto removed = created.value()->remove(); !removed) {
+        std::fprintf(stderr, "cannot remove workspace %s: %s\n", qPrintable(name), qPrintable(removed.error().message));
+        status = 1;
+    }
+    return status;
+}

@@ -1,0 +1,176 @@
+// The approval queue pane on a real queue, gate and SQLite command log: an agent's request
+// appears, Ctrl+Return approves it, Ctrl+Backspace denies it with the typed reason, a file
+// write shows a diff, agent text is shown literally; the policy editor writes the file.
+
+#include "ApprovalQueuePane.h"
+#include "CommandLog.h"
+#include "PolicyEditorDialog.h"
+#include "PolicyGate.h"
+
+#include <QComboBox>
+#include <QPushButton>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QFuture>
+#include <QtTest>
+
+using namespace sbw;
+
+namespace {
+
+ActionRequest agentExec(const QString& command)
+{
+    ActionRequest request;
+    request.sandbox = QStringLiteral("demo");
+    request.actor = {Actor::Kind::Agent, QStringLiteral("claude-code")};
+    request.command = command;
+    request.workdir = QStringLiteral("/root");
+    return request;
+}
+
+} // namespace
+
+class TestApprovalQueuePane : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::shared_ptr<CommandLog> m_log;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_log = CommandLog::open(m_dir.filePath(QStringLiteral("command-log.sqlite"))).value();
+    }
+
+    void ctrlReturnApproves()
+    {
+        ApprovalQueue queue;
+        PolicyGate gate(Policy{}, m_log);
+        gate.setApprovalQueue(&queue);
+        ApprovalQueuePane pane(&queue);
+        pane.setApproverName(QStringLiteral("alice"));
+        pane.resize(900, 500);
+        pane.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&pane));
+        QList<GateDecision> decisions;
+        gate.decide(agentExec(QStringLiteral("make test")), [&](const GateDecision& d) { decisions.append(d); });
+        QCOMPARE(pane.list()->topLevelItemCount(), 1);
+        const QTreeWidgetItem* item = pane.list()->topLevelItem(0);
+        QCOMPARE(item->text(0), QStringLiteral("agent (claude-code)"));
+        QCOMPARE(item->text(1), QStringLiteral("demo"));
+        QCOMPARE(item->text(2), QStringLiteral("exec"));
+        QCOMPARE(item->text(3), QStringLiteral("make test"));
+        QCOMPARE(item->text(4), QStringLiteral("5:00"));
+        QVERIFY(decisions.isEmpty());
+        pane.list()->setFocus();
+        QTest::keyClick(pane.list(), Qt::Key_Return, Qt::ControlModifier);
+        QCOMPARE(decisions.size(), 1);
+        QVERIFY(decisions[0].allowed);
+        QCOMPARE(decisions[0].approval, Approval::Approved);
+        QCOMPARE(decisions[0].approver, QStringLiteral("alice"));
+        QCOMPARE(pane.list()->topLevelItemCount(), 0);
+        const ActionRecord row = m_log->rows(LogFilter{}).value().at(0);
+        QCOMPARE(row.kind, ActionKind::Approval);
+        QCOMPARE(row.approver, QStringLiteral("alice"));
+    }
+
+    void ctrlBackspaceDeniesWithTheReason()
+    {
+        ApprovalQueue queue;
+        PolicyGate gate(Policy{}, m_log);
+        gate.setApprovalQueue(&queue);
+        ApprovalQueuePane pane(&queue);
+        pane.setApproverName(QStringLiteral("alice"));
+        pane.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&pane));
+        QList<GateDecision> decisions;
+        gate.decide(agentExec(QStringLiteral("curl x | sh")), [&](const GateDecision& d) { decisions.append(d); });
+        gate.decide(agentExec(QStringLiteral("reboot")), [&](const GateDecision& d) { decisions.append(d); });
+        QCOMPARE(pane.list()->topLevelItemCount(), 2);
+        QCOMPARE(pane.currentId(), queue.pending().at(0).id);
+        pane.reasonField()->setFocus();
+        QTest::keyClicks(pane.reasonField(), QStringLiteral("no piping the net into sh"));
+        QTest::keyClick(pane.reasonField(), Qt::Key_Backspace, Qt::ControlModifier);
+        QCOMPARE(decisions.size(), 1);
+        QVERIFY(!decisions[0].allowed);
+        QCOMPARE(decisions[0].approval, Approval::Denied);
+        QCOMPARE(decisions[0].reason, QStringLiteral("no piping the net into sh"));
+        QCOMPARE(decisions[0].approver, QStringLiteral("alice"));
+        QCOMPARE(pane.reasonField()->text(), QString());
+        QCOMPARE(pane.list()->topLevelItemCount(), 1);
+        QCOMPARE(pane.list()->currentItem()->text(3), QStringLiteral("reboot"));
+        pane.list()->setFocus();
+        QTest::keyClick(pane.list(), Qt::Key_Delete);
+        QCOMPARE(decisions.size(), 2);
+        QCOMPARE(decisions[1].reason, QStringLiteral("denied by alice"));
+    }
+
+    void detailShowsAgentTextLiterally()
+    {
+        ApprovalQueue queue;
+        ApprovalQueuePane pane(&queue);
+        queue.enqueue(agentExec(QStringLiteral("printf '\x1b]52;c;aGk=\x07'\necho \u202Eevil")), {});
+        QCOMPARE(pane.list()->topLevelItem(0)->text(3), QStringLiteral("printf '\\x1b]52;c;aGk=\\x07' …"));
+        const QString detail = pane.detail()->toPlainText();
+        QVERIFY2(detail.contains(QStringLiteral("printf '\\x1b]52;c;aGk=\\x07'\necho <U+202E>evil")), qPrintable(detail));
+        QVERIFY(!detail.contains(QChar(0x1b)));
+    }
+
+    void fileWriteShowsAUnifiedDiff()
+    {
+        ApprovalQueue queue;
+        ApprovalQueuePane pane(&queue);
+        pane.setContentReader([](const QString& sandbox, const QString& path) {
+            Expected<QByteArray> current = makeError(QStringLiteral("there is no file or folder %1 in the guest").arg(path));
+            if (sandbox == QLatin1String("demo") && path == QLatin1String("/root/app.py"))
+                current = QByteArray("import os\nprint('old')\n");
+            return QtFuture::makeReadyFuture(current);
+        });
+        ActionRequest write = agentExec({});
+        write.kind = ActionKind::FileWrite;
+        write.path = QStringLiteral("/root/app.py");
+        write.content = "import os\nprint('new')\n";
+        queue.enqueue(write, {});
+        QTRY_VERIFY(pane.detail()->toPlainText().contains(QStringLiteral("@@")));
+        const QString detail = pane.detail()->toPlainText();
+        QVERIFY2(detail.contains(QStringLiteral("--- /root/app.py\n+++ /root/app.py (new)\n@@ -1,2 +1,2 @@\n"
+                                                " import os\n-print('old')\n+print('new')\n")),
+                 qPrintable(detail));
+        QCOMPARE(pane.list()->topLevelItem(0)->text(3), QStringLiteral("/root/app.py"));
+    }
+
+    void policyEditorWritesTheFile()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("policy.json"));
+        Policy policy;
+        policy.defaultRules = {{{ActionKind::Exec}, QStringLiteral("rm *"), PolicyDecision::Deny}};
+        PolicyEditorDialog dialog(policy, path, {QStringLiteral("demo")});
+        QCOMPARE(dialog.table()->rowCount(), 1);
+        dialog.scope()->setCurrentIndex(dialog.scope()->findData(QStringLiteral("demo")));
+        QCOMPARE(dialog.table()->rowCount(), 0);
+        const auto buttons = dialog.findChildren<QPushButton*>();
+        QPushButton* add = *std::find_if(buttons.begin(), buttons.end(),
+                                         [](QPushButton* b) { return b->text() == QStringLiteral("Add Rule"); });
+        add->click();
+        dialog.table()->item(0, 0)->setText(QStringLiteral("file-write, upload"));
+        dialog.table()->item(0, 1)->setText(QStringLiteral("/root/scratch/*"));
+        static_cast<QComboBox*>(dialog.table()->cellWidget(0, 2))->setCurrentText(QStringLiteral("allow"));
+        QVERIFY(dialog.save().ok());
+        const Policy saved = Policy::load(path).value();
+        QCOMPARE(saved.defaultRules, policy.defaultRules);
+        const QList<PolicyRule> demo{{{ActionKind::FileWrite, ActionKind::Upload}, QStringLiteral("/root/scratch/*"),
+                                      PolicyDecision::Allow}};
+        QCOMPARE(saved.workspaceRules.value(QStringLiteral("demo")), demo);
+        dialog.table()->item(0, 0)->setText(QStringLiteral("exec, sudo"));
+        const auto bad = dialog.save();
+        QVERIFY(!bad.ok());
+        QCOMPARE(bad.error().message, QStringLiteral("demo, rule 1: \"sudo\" is not an action kind"));
+    }
+};
+
+QTEST_MAIN(TestApprovalQueuePane)
+#include "tst_approvalqueuepane.moc"

@@ -1,0 +1,295 @@
+// The MCP server with a real client (the official TypeScript SDK, tests/mcp/client.mjs) over
+// both transports: `sbw serve` (Streamable HTTP) and `sbw mcp` (stdio), on real guests. The
+// policy allows everything but commands containing "forbidden", so the denied path is the real
+// PolicyGate's. One workspace, made through create_workspace, serves every case.
+
+#include "CommandLog.h"
+#include "HypervisorConnection.h"
+#include "TestEnvironment.h"
+#include "Workspace.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+const QString kWorkspace = QStringLiteral("mcp-test");
+
+const char kPolicy[] = R"({"version": 1, "default": [
+  {"kinds": ["exec"], "pattern": "*forbidden*", "decision": "deny"},
+  {"pattern": "*", "decision": "allow"}
+]})";
+
+QJsonObject structured(const QJsonObject& result)
+{
+    return result.value(QLatin1String("structuredContent")).toObject();
+}
+
+QString text(const QJsonObject& result)
+{
+    return result.value(QLatin1String("content")).toArray().at(0).toObject().value(QLatin1String("text")).toString();
+}
+
+QJsonObject call(const QString& tool, const QJsonObject& arguments)
+{
+    return {{QStringLiteral("call"), tool}, {QStringLiteral("arguments"), arguments}};
+}
+
+} // namespace
+
+class TestMcp : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_data;
+    QProcess m_serve;
+    quint16 m_port = 0;
+    QByteArray m_token;
+    std::unique_ptr<sbw::HypervisorConnection> m_connection;
+
+    QString policyPath() const { return m_data.filePath(QStringLiteral("policy.json")); }
+
+    /// Runs the SDK client with `config` plus `steps`; returns its JSON lines after the first
+    /// (the server's info), one per step.
+    QList<QJsonObject> client(QJsonObject config, const QJsonArray& steps)
+    {
+        config.insert(QStringLiteral("steps"), steps);
+        QProcess node;
+        node.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        node.start(QStringLiteral("node"), {QStringLiteral(SBW_MCP_CLIENT_DIR "/client.mjs"),
+                                             QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact))});
+        if (!node.waitForFinished(900000) || node.exitCode() != 0) {
+            qWarning("client failed: %s", node.readAllStandardOutput().constData());
+            return {};
+        }
+        QList<QJsonObject> lines;
+        for (const QByteArray& line : node.readAllStandardOutput().split('\n'))
+            if (!line.isEmpty())
+                lines.append(QJsonDocument::fromJson(line).object());
+        if (!lines.isEmpty())
+            lines.removeFirst();
+        return lines;
+    }
+
+    QJsonObject http() const
+    {
+        return {{QStringLiteral("transport"), QStringLiteral("http")},
+                {QStringLiteral("url"), QStringLiteral("http://127.0.0.1:%1/mcp").arg(m_port)},
+                {QStringLiteral("token"), QString::fromLatin1(m_token)}};
+    }
+
+    QJsonObject stdio() const
+    {
+        return {{QStringLiteral("transport"), QStringLiteral("stdio")},
+                {QStringLiteral("command"), QStringLiteral(SBW_CLI_PATH)},
+                {QStringLiteral("args"), QJsonArray{QStringLiteral("mcp"), QStringLiteral("--policy"), policyPath()}}};
+    }
+
+    /// Status of a POST of an initialize request to the HTTP endpoint with `headers`.
+    int post(const QList<std::pair<QByteArray, QByteArray>>& headers)
+    {
+        QNetworkAccessManager network;
+        QNetworkRequest request(QUrl(QStringLiteral("http://127.0.0.1:%1/mcp").arg(m_port)));
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArray("application/json"));
+        for (const auto& [name, value] : headers)
+            request.setRawHeader(name, value);
+        QNetworkReply* reply = network.post(
+            request, QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}})"));
+        QTest::qWaitFor([reply] { return reply->isFinished(); }, 10000);
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        delete reply;
+        return status;
+    }
+
+    void removeWorkspace()
+    {
+        if (auto old = sbw::Workspace::open(*m_connection, kWorkspace))
+            QVERIFY(old.value()->remove().ok());
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(QFile::exists(QStringLiteral(SBW_MCP_CLIENT_DIR "/node_modules/@modelcontextprotocol/sdk/package.json")),
+                 "the MCP SDK is not installed: run `npm ci --prefix tests/mcp` (packaging/setup.sh does)");
+        // Own key, records, log, token and policy; the images stay in the shared cache.
+        qputenv("XDG_DATA_HOME", m_data.path().toUtf8());
+        QFile policy(policyPath());
+        QVERIFY(policy.open(QIODevice::WriteOnly));
+        policy.write(kPolicy);
+        policy.close();
+        m_connection = std::make_unique<sbw::HypervisorConnection>(sbw::test::guestUri());
+        QVERIFY(m_connection->ensureOpen().ok());
+        removeWorkspace();
+
+        m_serve.start(QStringLiteral(SBW_CLI_PATH), {QStringLiteral("serve"), QStringLiteral("--port"), QStringLiteral("0"),
+                                                     QStringLiteral("--policy"), policyPath()});
+        QVERIFY(m_serve.waitForStarted());
+        const QRegularExpression listening(QStringLiteral("http://127.0.0.1:(\\d+)/mcp"));
+        QByteArray err;
+        QTRY_VERIFY_WITH_TIMEOUT((err += m_serve.readAllStandardError(), listening.match(QString::fromUtf8(err)).hasMatch()),
+                                 10000);
+        m_port = quint16(listening.match(QString::fromUtf8(err)).captured(1).toUInt());
+        QFile token(m_data.filePath(QStringLiteral("sandbox-workbench/mcp-token")));
+        QVERIFY(token.open(QIODevice::ReadOnly));
+        m_token = token.readAll().trimmed();
+        QCOMPARE(token.permissions() & (QFile::ReadGroup | QFile::ReadOther), QFile::Permissions());
+    }
+
+    void cleanupTestCase()
+    {
+        m_serve.terminate();
+        m_serve.waitForFinished(10000);
+        if (m_connection)
+            removeWorkspace();
+    }
+
+    void httpRefusesWithoutTokenAndForeignOrigins()
+    {
+        const QByteArray bearer = "Bearer " + m_token;
+        QCOMPARE(post({}), 401);
+        QCOMPARE(post({{"Authorization", "Bearer wrong"}}), 401);
+        QCOMPARE(post({{"Authorization", bearer}, {"Origin", "http://evil.example"}}), 403);
+        QCOMPARE(post({{"Authorization", bearer}}), 200);
+    }
+
+    void httpWorkspaceTools()
+    {
+        const QByteArray content = "héllo\n\tbytes \x01 as written\n";
+        const QList<QJsonObject> results = client(
+            http(),
+            {QJsonObject{{QStringLiteral("list"), true}},
+             call(QStringLiteral("create_workspace"), {{QStringLiteral("name"), kWorkspace}, {QStringLiteral("memory_mib"), 256}}),
+             call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
+                                          {QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"),
+                                                                              QStringLiteral("echo out; echo err >&2; exit 3")}}}),
+             call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
+                                          {QStringLiteral("command"), QStringLiteral("pwd; echo \"$GREETING\"")},
+                                          {QStringLiteral("cwd"), QStringLiteral("/tmp")},
+                                          {QStringLiteral("env"), QJsonObject{{QStringLiteral("GREETING"), QStringLiteral("hi there")}}}}),
+             call(QStringLiteral("write_file"), {{QStringLiteral("workspace"), kWorkspace},
+                                                {QStringLiteral("path"), QStringLiteral("/root/note.txt")},
+                                                {QStringLiteral("content"), QString::fromUtf8(content)}}),
+             call(QStringLiteral("read_file"), {{QStringLiteral("workspace"), kWorkspace},
+                                               {QStringLiteral("path"), QStringLiteral("/root/note.txt")}}),
+             call(QStringLiteral("list_files"), {{QStringLiteral("workspace"), kWorkspace}}),
+             call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
+                                          {QStringLiteral("command"), QStringLiteral("echo forbidden")}}),
+             call(QStringLiteral("exec"), {{QStringLiteral("workspace"), QStringLiteral("no-such-ws")},
+                                          {QStringLiteral("command"), QStringLiteral("true")}}),
+             call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
+                                          {QStringLiteral("command"), QStringLiteral("sleep 30")},
+                                          {QStringLiteral("timeout"), 1}}),
+             call(QStringLiteral("list_workspaces"), {})});
+        QCOMPARE(results.size(), 11);
+
+        QCOMPARE(results[0].value(QLatin1String("tools")).toArray(),
+                 QJsonArray::fromStringList({"run_code", "list_workspaces", "create_workspace", "exec", "read_file",
+                                             "write_file", "list_files", "pause", "resume", "checkpoint"}));
+        QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(), qPrintable(text(results[1])));
+        QCOMPARE(structured(results[1]).value(QLatin1String("workspace")).toString(), kWorkspace);
+
+        const QJsonObject status = structured(results[2]);
+        QVERIFY2(!results[2].value(QLatin1String("isError")).toBool(), qPrintable(text(results[2])));
+        QCOMPARE(status.value(QLatin1String("stdout")).toString(), QStringLiteral("out\n"));
+        QCOMPARE(status.value(QLatin1String("stderr")).toString(), QStringLiteral("err\n"));
+        QCOMPARE(status.value(QLatin1String("exit_status")).toInt(), 3);
+        QVERIFY(status.value(QLatin1String("signal")).isNull());
+        QCOMPARE(structured(results[3]).value(QLatin1String("stdout")).toString(), QStringLiteral("/tmp\nhi there\n"));
+
+        QCOMPARE(structured(results[4]).value(QLatin1String("size")).toInt(), content.size());
+        const QJsonObject read = structured(results[5]);
+        QCOMPARE(read.value(QLatin1String("encoding")).toString(), QStringLiteral("utf-8"));
+        QCOMPARE(read.value(QLatin1String("content")).toString().toUtf8(), content);
+        QStringList names;
+        for (const QJsonValue& entry : structured(results[6]).value(QLatin1String("entries")).toArray())
+            names << entry.toObject().value(QLatin1String("name")).toString();
+        QVERIFY2(names.contains(QStringLiteral("note.txt")), qPrintable(names.join(QLatin1Char(' '))));
+
+        QCOMPARE(results[7].value(QLatin1String("isError")).toBool(), true);
+        QCOMPARE(text(results[7]), QStringLiteral("denied: denied by the approval policy"));
+        QCOMPARE(results[8].value(QLatin1String("isError")).toBool(), true);
+        QVERIFY2(text(results[8]).contains(QLatin1String("no-such-ws")), qPrintable(text(results[8])));
+        QCOMPARE(results[9].value(QLatin1String("isError")).toBool(), true);
+        QCOMPARE(text(results[9]), QStringLiteral("timed out after 1 s: the command was killed"));
+        QCOMPARE(structured(results[9]).value(QLatin1String("timed_out")).toBool(), true);
+        const QJsonArray workspaces = structured(results[10]).value(QLatin1String("workspaces")).toArray();
+        QVERIFY(std::any_of(workspaces.begin(), workspaces.end(), [](const QJsonValue& ws) {
+            return ws.toObject().value(QLatin1String("name")).toString() == kWorkspace &&
+                   ws.toObject().value(QLatin1String("state")).toString() == QLatin1String("running");
+        }));
+    }
+
+    void httpRunsCode()
+    {
+        const QList<QJsonObject> results = client(http(), {call(QStringLiteral("run_code"), {{QStringLiteral("code"), QStringLiteral("print(6*7)")}})});
+        QCOMPARE(results.size(), 1);
+        QVERIFY2(!results[0].value(QLatin1String("isError")).toBool(), qPrintable(text(results[0])));
+        QCOMPARE(structured(results[0]).value(QLatin1String("stdout")).toString(), QStringLiteral("42\n"));
+        QCOMPARE(structured(results[0]).value(QLatin1String("exit_status")).toInt(), 0);
+    }
+
+    void stdioRunsCodeAndExec()
+    {
+        const QList<QJsonObject> results = client(
+            stdio(), {QJsonObject{{QStringLiteral("list"), true}},
+                      call(QStringLiteral("run_code"), {{QStringLiteral("language"), QStringLiteral("python")},
+                                                        {QStringLiteral("code"), QStringLiteral("print(6*7)")}}),
+                      call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
+                                                   {QStringLiteral("argv"), QJsonArray{QStringLiteral("cat"), QStringLiteral("/root/note.txt")}}}),
+                      call(QStringLiteral("pause"), {{QStringLiteral("workspace"), kWorkspace}}),
+                      call(QStringLiteral("resume"), {{QStringLiteral("workspace"), kWorkspace}}),
+                      call(QStringLiteral("checkpoint"), {{QStringLiteral("workspace"), kWorkspace},
+                                                         {QStringLiteral("name"), QStringLiteral("c1")}}),
+                      call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
+                                                   {QStringLiteral("argv"), QJsonArray{QStringLiteral("echo"), QStringLiteral("forbidden")}}})});
+        QCOMPARE(results.size(), 7);
+        QCOMPARE(results[0].value(QLatin1String("tools")).toArray().size(), 10);
+        QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(), qPrintable(text(results[1])));
+        QCOMPARE(structured(results[1]).value(QLatin1String("stdout")).toString(), QStringLiteral("42\n"));
+        QCOMPARE(structured(results[2]).value(QLatin1String("stdout")).toString(),
+                 QStringLiteral("héllo\n\tbytes \x01 as written\n"));
+        QCOMPARE(structured(results[3]).value(QLatin1String("state")).toString(), QStringLiteral("paused"));
+        QCOMPARE(structured(results[4]).value(QLatin1String("state")).toString(), QStringLiteral("running"));
+        QVERIFY2(!results[5].value(QLatin1String("isError")).toBool(), qPrintable(text(results[5])));
+        QCOMPARE(structured(results[5]).value(QLatin1String("checkpoint")).toString(), QStringLiteral("c1"));
+        QCOMPARE(text(results[6]), QStringLiteral("denied: denied by the approval policy"));
+    }
+
+    void everyCallIsALogRow()
+    {
+        auto log = sbw::CommandLog::open(m_data.filePath(QStringLiteral("sandbox-workbench/command-log.sqlite")));
+        QVERIFY(log.ok());
+        sbw::LogFilter filter;
+        filter.actor = sbw::Actor::Kind::Agent;
+        const auto rows = log.value()->rows(filter);
+        QVERIFY(rows.ok());
+        int denied = 0;
+        int runs = 0;
+        for (const sbw::ActionRecord& row : rows.value()) {
+            QCOMPARE(row.actor.display(), QStringLiteral("agent (sbw-test-client)"));
+            if (row.kind == sbw::ActionKind::Exec && row.outcome == sbw::Outcome::Denied) {
+                ++denied;
+                QCOMPARE(row.error, QStringLiteral("denied by the approval policy"));
+            }
+            if (row.kind == sbw::ActionKind::Run && row.outcome == sbw::Outcome::Succeeded) {
+                ++runs;
+                QCOMPARE(row.command, QStringLiteral("print(6*7)"));
+                QCOMPARE(row.stdoutBytes, 3);
+            }
+        }
+        QCOMPARE(denied, 2);
+        QCOMPARE(runs, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMcp)
+#include "tst_mcp.moc"

@@ -1,0 +1,173 @@
+// Policy: rule matching (kinds, fnmatch globs), order, who is asked, the JSON file and its
+// errors.
+
+#include "Policy.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace sbw;
+
+namespace {
+
+ActionRequest agentExec(const QString& command, const QString& sandbox = QStringLiteral("demo"))
+{
+    ActionRequest request;
+    request.sandbox = sandbox;
+    request.actor = {Actor::Kind::Agent, QStringLiteral("claude-code")};
+    request.kind = ActionKind::Exec;
+    request.command = command;
+    return request;
+}
+
+ActionRequest agentWrite(const QString& path)
+{
+    ActionRequest request = agentExec({});
+    request.kind = ActionKind::FileWrite;
+    request.path = path;
+    request.content = "x\n";
+    return request;
+}
+
+} // namespace
+
+class TestPolicy : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void emptyPolicyAsksAgentsAndNobodyElse()
+    {
+        const Policy policy;
+        QCOMPARE(policy.decide(agentExec(QStringLiteral("ls"))), PolicyDecision::Ask);
+        ActionRequest person = agentExec(QStringLiteral("rm -rf /"));
+        person.actor = {Actor::Kind::Person, {}};
+        QCOMPARE(policy.decide(person), PolicyDecision::Allow);
+        person.actor = {Actor::Kind::Cli, {}};
+        QCOMPARE(policy.decide(person), PolicyDecision::Allow);
+    }
+
+    void globsMatchTheWholeSubjectWithFnmatchSemantics()
+    {
+        PolicyRule rule{{ActionKind::Exec}, QStringLiteral("rm *"), PolicyDecision::Deny};
+        QVERIFY(rule.matches(agentExec(QStringLiteral("rm -rf /"))));
+        QVERIFY(rule.matches(agentExec(QStringLiteral("rm a\nb")))); // * crosses newlines
+        QVERIFY(!rule.matches(agentExec(QStringLiteral("sudo rm x"))));
+        QVERIFY(!rule.matches(agentWrite(QStringLiteral("rm x")))); // other kind
+        PolicyRule set{{}, QStringLiteral("git [ps]*"), PolicyDecision::Allow};
+        QVERIFY(set.matches(agentExec(QStringLiteral("git status"))));
+        QVERIFY(set.matches(agentExec(QStringLiteral("git push --force"))));
+        QVERIFY(!set.matches(agentExec(QStringLiteral("git commit"))));
+        PolicyRule one{{}, QStringLiteral("ls ?"), PolicyDecision::Allow};
+        QVERIFY(one.matches(agentExec(QStringLiteral("ls /"))));
+        QVERIFY(!one.matches(agentExec(QStringLiteral("ls /a"))));
+        PolicyRule escaped{{}, QStringLiteral("echo \\*"), PolicyDecision::Allow};
+        QVERIFY(escaped.matches(agentExec(QStringLiteral("echo *"))));
+        QVERIFY(!escaped.matches(agentExec(QStringLiteral("echo a"))));
+        PolicyRule path{{ActionKind::FileWrite}, QStringLiteral("/root/scratch/*"), PolicyDecision::Allow};
+        QVERIFY(path.matches(agentWrite(QStringLiteral("/root/scratch/a/b.txt")))); // * crosses '/'
+        QVERIFY(!path.matches(agentWrite(QStringLiteral("/root/.bashrc"))));
+        PolicyRule lifecycle{{ActionKind::Pause}, QStringLiteral("demo"), PolicyDecision::Allow};
+        ActionRequest pause = agentExec({});
+        pause.kind = ActionKind::Pause;
+        QVERIFY(lifecycle.matches(pause)); // lifecycle actions match on the workspace name
+    }
+
+    void firstMatchingRuleWinsWorkspaceRulesFirst()
+    {
+        Policy policy;
+        policy.defaultRules = {
+            {{ActionKind::Exec}, QStringLiteral("rm *"), PolicyDecision::Deny},
+            {{ActionKind::Exec}, QStringLiteral("*"), PolicyDecision::Allow},
+        };
+        policy.workspaceRules.insert(QStringLiteral("careful"),
+                                     {{{ActionKind::Exec}, QStringLiteral("*"), PolicyDecision::Ask}});
+        QCOMPARE(policy.decide(agentExec(QStringLiteral("rm -rf build"))), PolicyDecision::Deny);
+        QCOMPARE(policy.decide(agentExec(QStringLiteral("ls"))), PolicyDecision::Allow);
+        QCOMPARE(policy.decide(agentExec(QStringLiteral("ls"), QStringLiteral("careful"))), PolicyDecision::Ask);
+        QCOMPARE(policy.decide(agentExec(QStringLiteral("rm x"), QStringLiteral("careful"))), PolicyDecision::Ask);
+        QCOMPARE(policy.decide(agentWrite(QStringLiteral("/root/a"))), PolicyDecision::Ask); // no rule matches
+        std::swap(policy.defaultRules[0], policy.defaultRules[1]);
+        QCOMPARE(policy.decide(agentExec(QStringLiteral("rm -rf build"))), PolicyDecision::Allow);
+    }
+
+    void savedFileLoadsBackAsItWas()
+    {
+        QTemporaryDir dir;
+        Policy policy;
+        policy.defaultRules = {{{ActionKind::Exec, ActionKind::Run}, QStringLiteral("rm -rf /*"), PolicyDecision::Deny},
+                               {{}, QStringLiteral("*"), PolicyDecision::Ask}};
+        policy.workspaceRules.insert(QStringLiteral("agent-1"),
+                                     {{{ActionKind::FileWrite}, QStringLiteral("/root/scratch/*"), PolicyDecision::Allow}});
+        const QString path = dir.filePath(QStringLiteral("sub/policy.json"));
+        QVERIFY(policy.save(path).ok());
+        const auto loaded = Policy::load(path);
+        QVERIFY2(loaded.ok(), qPrintable(loaded.ok() ? QString() : loaded.error().message));
+        QVERIFY(loaded.value() == policy);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll();
+        QVERIFY(text.contains("\"kinds\": [\n                \"exec\",\n                \"run\"\n            ]"));
+        QVERIFY(text.contains("\"decision\": \"deny\""));
+    }
+
+    void missingFileIsTheEmptyPolicy()
+    {
+        QTemporaryDir dir;
+        const auto loaded = Policy::load(dir.filePath(QStringLiteral("policy.json")));
+        QVERIFY(loaded.ok());
+        QVERIFY(loaded.value() == Policy{});
+    }
+
+    void badFilesNameTheLineOrField_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("syntax") << QByteArray("{\n  \"version\": 1,\n  \"default\": [ {\"decision\": \"ask\",} ]\n}")
+                                << QStringLiteral("p.json:3:36: object is missing after a comma");
+        QTest::newRow("not an object") << QByteArray("[]") << QStringLiteral("p.json: the policy must be a JSON object");
+        QTest::newRow("version") << QByteArray("{\"version\": 2}") << QStringLiteral("p.json: version: must be 1");
+        QTest::newRow("unknown top field")
+            << QByteArray("{\"version\": 1, \"rules\": []}")
+            << QStringLiteral("p.json: rules: unknown field (expected version, default, workspaces)");
+        QTest::newRow("decision")
+            << QByteArray("{\"version\": 1, \"default\": [{\"decision\": \"ask\"}, {\"decision\": \"maybe\"}]}")
+            << QStringLiteral("p.json: default[1].decision: \"maybe\" is not allow, ask or deny");
+        QTest::newRow("missing decision") << QByteArray("{\"version\": 1, \"default\": [{\"pattern\": \"*\"}]}")
+                                          << QStringLiteral("p.json: default[0].decision: missing (allow, ask or deny)");
+        QTest::newRow("kind")
+            << QByteArray("{\"version\": 1, \"workspaces\": {\"w\": [{\"kinds\": [\"exec\", \"sudo\"], \"decision\": \"deny\"}]}}")
+            << QStringLiteral("p.json: workspaces.w[0].kinds[1]: \"sudo\" is not an action kind (exec, run, "
+                              "file-write, upload, download, file-delete, create, start, stop, pause, resume, "
+                              "hibernate, wake, checkpoint, checkpoint-delete, revert, remove)");
+        QTest::newRow("pattern") << QByteArray("{\"version\": 1, \"default\": [{\"pattern\": 3, \"decision\": \"deny\"}]}")
+                                 << QStringLiteral("p.json: default[0].pattern: must be a non-empty string");
+        QTest::newRow("rule field")
+            << QByteArray("{\"version\": 1, \"default\": [{\"decison\": \"deny\"}]}")
+            << QStringLiteral("p.json: default[0].decison: unknown field (expected kinds, pattern, decision)");
+        QTest::newRow("workspaces") << QByteArray("{\"version\": 1, \"workspaces\": []}")
+                                    << QStringLiteral("p.json: workspaces: must map workspace names to rule lists");
+    }
+
+    void badFilesNameTheLineOrField()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, error);
+        const auto parsed = Policy::parse(json, QStringLiteral("p.json"));
+        QVERIFY(!parsed.ok());
+        QCOMPARE(parsed.error().message, error);
+    }
+
+    void unreadableFileIsAnError()
+    {
+        QTemporaryDir dir;
+        const auto loaded = Policy::load(dir.path()); // a folder
+        QVERIFY(!loaded.ok());
+        QVERIFY2(loaded.error().message.startsWith(QStringLiteral("cannot read the policy file ")),
+                 qPrintable(loaded.error().message));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPolicy)
+#include "tst_policy.moc"

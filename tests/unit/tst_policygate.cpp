@@ -1,0 +1,232 @@
+// PolicyGate on a real SQLite command log: policy decisions, the exact reason without an
+// approver, a person's decisions through the queue and the rows they leave; TerminalApprover
+// on a pseudo-terminal.
+
+#include "ApprovalQueue.h"
+#include "CommandLog.h"
+#include "PolicyGate.h"
+#include "TerminalApprover.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fcntl.h>
+#include <pty.h>
+#include <unistd.h>
+
+using namespace sbw;
+
+namespace {
+
+ActionRequest agentExec(const QString& command)
+{
+    ActionRequest request;
+    request.sandbox = QStringLiteral("demo");
+    request.actor = {Actor::Kind::Agent, QStringLiteral("claude-code")};
+    request.command = command;
+    request.workdir = QStringLiteral("/root");
+    return request;
+}
+
+Policy denyRm()
+{
+    Policy policy;
+    policy.defaultRules = {{{ActionKind::Exec}, QStringLiteral("rm *"), PolicyDecision::Deny},
+                           {{ActionKind::Exec}, QStringLiteral("ls*"), PolicyDecision::Allow}};
+    return policy;
+}
+
+} // namespace
+
+class TestPolicyGate : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::shared_ptr<CommandLog> m_log;
+    int m_logNumber = 0;
+
+    QList<ActionRecord> rows() { return m_log->rows(LogFilter{}).value(); }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_log = CommandLog::open(m_dir.filePath(QStringLiteral("log-%1.sqlite").arg(++m_logNumber))).value();
+    }
+
+    void askWithoutApproverIsDeniedWithTheExactReason()
+    {
+        PolicyGate gate(Policy{}, m_log);
+        QList<GateDecision> decisions;
+        gate.decide(agentExec(QStringLiteral("make")), [&](const GateDecision& d) { decisions.append(d); });
+        QCOMPARE(decisions.size(), 1);
+        QVERIFY(!decisions[0].allowed);
+        QCOMPARE(decisions[0].approval, Approval::Auto);
+        QCOMPARE(decisions[0].reason, QStringLiteral("needs approval; no approver attached"));
+        const QList<ActionRecord> log = rows();
+        QCOMPARE(log.size(), 1);
+        QCOMPARE(log[0].kind, ActionKind::Exec);
+        QCOMPARE(log[0].command, QStringLiteral("make"));
+        QCOMPARE(log[0].outcome, Outcome::Denied);
+        QCOMPARE(log[0].error, QStringLiteral("needs approval; no approver attached"));
+        QCOMPARE(log[0].actor.display(), QStringLiteral("agent (claude-code)"));
+    }
+
+    void policyAllowsAndDeniesWithoutAPerson()
+    {
+        ApprovalQueue queue;
+        PolicyGate gate(denyRm(), m_log);
+        gate.setApprovalQueue(&queue);
+        QList<GateDecision> decisions;
+        auto collect = [&](const GateDecision& d) { decisions.append(d); };
+        gate.decide(agentExec(QStringLiteral("ls -la")), collect);
+        gate.decide(agentExec(QStringLiteral("rm -rf /")), collect);
+        ActionRequest person = agentExec(QStringLiteral("rm -rf /root/x"));
+        person.actor = {Actor::Kind::Person, {}};
+        gate.decide(person, collect);
+        person.actor = {Actor::Kind::Cli, {}};
+        gate.decide(person, collect);
+        QCOMPARE(decisions.size(), 4);
+        QVERIFY(decisions[0].allowed);
+        QCOMPARE(decisions[0].approval, Approval::Auto);
+        QVERIFY(!decisions[1].allowed);
+        QCOMPARE(decisions[1].reason, QStringLiteral("denied by the approval policy"));
+        QVERIFY(decisions[2].allowed);
+        QVERIFY(decisions[3].allowed);
+        QVERIFY(queue.pending().isEmpty());
+        const QList<ActionRecord> log = rows(); // only the denied action; allowed rows are the caller's
+        QCOMPARE(log.size(), 1);
+        QCOMPARE(log[0].command, QStringLiteral("rm -rf /"));
+        QCOMPARE(log[0].outcome, Outcome::Denied);
+        QCOMPARE(log[0].approval, Approval::Auto);
+    }
+
+    void approvedRequestIsLoggedAsAnApprovalRow()
+    {
+        ApprovalQueue queue;
+        PolicyGate gate(Policy{}, m_log);
+        gate.setApprovalQueue(&queue);
+        QList<GateDecision> decisions;
+        gate.decide(agentExec(QStringLiteral("make install")), [&](const GateDecision& d) { decisions.append(d); });
+        QVERIFY(decisions.isEmpty()); // waits for a person
+        QCOMPARE(queue.pending().size(), 1);
+        const qint64 id = queue.pending().at(0).id;
+        QVERIFY(queue.approve(id, QStringLiteral("alice")));
+        QVERIFY(!queue.approve(id, QStringLiteral("alice")));
+        QCOMPARE(decisions.size(), 1);
+        QVERIFY(decisions[0].allowed);
+        QCOMPARE(decisions[0].approver, QStringLiteral("alice"));
+        const QList<ActionRecord> log = rows();
+        QCOMPARE(log.size(), 1);
+        QCOMPARE(log[0].kind, ActionKind::Approval);
+        QCOMPARE(log[0].command, QStringLiteral("exec: make install"));
+        QCOMPARE(log[0].sandbox, QStringLiteral("demo"));
+        QCOMPARE(log[0].actor.display(), QStringLiteral("agent (claude-code)"));
+        QCOMPARE(log[0].approval, Approval::Approved);
+        QCOMPARE(log[0].approver, QStringLiteral("alice"));
+        QCOMPARE(log[0].outcome, Outcome::Succeeded);
+    }
+
+    void deniedAndTimedOutRequestsLeaveBothRows()
+    {
+        ApprovalQueue queue;
+        PolicyGate gate(Policy{}, m_log);
+        gate.setApprovalQueue(&queue);
+        QList<GateDecision> decisions;
+        auto collect = [&](const GateDecision& d) { decisions.append(d); };
+        gate.decide(agentExec(QStringLiteral("curl x | sh")), collect);
+        QVERIFY(queue.deny(queue.pending().at(0).id, QStringLiteral("alice"), QStringLiteral("not from the net")));
+        queue.setTimeout(std::chrono::milliseconds(100));
+        gate.decide(agentExec(QStringLiteral("sleep 9")), collect);
+        QTRY_COMPARE(decisions.size(), 2);
+        QCOMPARE(decisions[0].reason, QStringLiteral("not from the net"));
+        QCOMPARE(decisions[1].approval, Approval::TimedOut);
+        QCOMPARE(decisions[1].reason, QStringLiteral("not approved within 0.1 s"));
+        const QList<ActionRecord> log = rows(); // newest first
+        QCOMPARE(log.size(), 4);
+        QCOMPARE(log[3].kind, ActionKind::Approval);
+        QCOMPARE(log[3].approval, Approval::Denied);
+        QCOMPARE(log[3].approver, QStringLiteral("alice"));
+        QCOMPARE(log[3].error, QStringLiteral("not from the net"));
+        QCOMPARE(log[2].kind, ActionKind::Exec);
+        QCOMPARE(log[2].command, QStringLiteral("curl x | sh"));
+        QCOMPARE(log[2].outcome, Outcome::Denied);
+        QCOMPARE(log[2].approval, Approval::Denied);
+        QCOMPARE(log[2].approver, QStringLiteral("alice"));
+        QCOMPARE(log[1].kind, ActionKind::Approval);
+        QCOMPARE(log[1].approval, Approval::TimedOut);
+        QCOMPARE(log[1].outcome, Outcome::Denied);
+        QCOMPARE(log[0].command, QStringLiteral("sleep 9"));
+        QCOMPARE(log[0].approval, Approval::TimedOut);
+    }
+
+    void destroyedGateDeniesWhatWaits()
+    {
+        ApprovalQueue queue;
+        QList<GateDecision> decisions;
+        {
+            PolicyGate gate(Policy{}, m_log);
+            gate.setApprovalQueue(&queue);
+            gate.decide(agentExec(QStringLiteral("true")), [&](const GateDecision& d) { decisions.append(d); });
+        }
+        QCOMPARE(decisions.size(), 1);
+        QVERIFY(!decisions[0].allowed);
+        QCOMPARE(decisions[0].reason, QStringLiteral("the workbench closed before a decision"));
+        QVERIFY(queue.pending().isEmpty());
+    }
+
+    void terminalApproverAsksOnTheTerminal()
+    {
+        int master = -1;
+        int slave = -1;
+        QVERIFY(::openpty(&master, &slave, nullptr, nullptr, nullptr) == 0);
+        const QString slavePath = QString::fromLocal8Bit(::ttyname(slave));
+        ::fcntl(master, F_SETFL, O_NONBLOCK);
+        auto readMaster = [&] {
+            QByteArray all;
+            char buffer[4096];
+            for (ssize_t n; (n = ::read(master, buffer, sizeof buffer)) > 0;)
+                all.append(buffer, n);
+            return all;
+        };
+        ApprovalQueue queue;
+        PolicyGate gate(Policy{}, m_log);
+        gate.setApprovalQueue(&queue);
+        auto approver = TerminalApprover::open(&queue, slavePath);
+        QVERIFY(approver.ok());
+        QList<GateDecision> decisions;
+        auto collect = [&](const GateDecision& d) { decisions.append(d); };
+        gate.decide(agentExec(QStringLiteral("printf '\x1b[2J'")), collect);
+        gate.decide(agentExec(QStringLiteral("reboot")), collect);
+        QByteArray shown;
+        QTRY_VERIFY((shown += readMaster()).contains("(denied in 300 s): "));
+        QVERIFY2(shown.contains("sbw: agent (claude-code) asks: exec in workspace demo\r\n"), shown.constData());
+        QVERIFY2(shown.contains("  printf '\\x1b[2J'\r\n"), shown.constData());
+        QVERIFY(!shown.contains('\x1b'));
+        QCOMPARE(::write(master, "maybe\ny\n", 8), 8);
+        QTRY_COMPARE(decisions.size(), 1);
+        QVERIFY(decisions[0].allowed);
+        QCOMPARE(decisions[0].approver, TerminalApprover::localUserName());
+        shown.clear();
+        QTRY_VERIFY((shown += readMaster()).contains("reboot"));
+        QCOMPARE(::write(master, "n not now\n", 10), 10);
+        QTRY_COMPARE(decisions.size(), 2);
+        QVERIFY(!decisions[1].allowed);
+        QCOMPARE(decisions[1].reason, QStringLiteral("not now"));
+        approver.value().reset();
+        ::close(slave);
+        ::close(master);
+    }
+
+    void noTerminalIsAnError()
+    {
+        ApprovalQueue queue;
+        const auto approver = TerminalApprover::open(&queue, m_dir.filePath(QStringLiteral("no-such-tty")));
+        QVERIFY(!approver.ok());
+        QVERIFY2(approver.error().message.startsWith(QStringLiteral("no terminal to ask for approval (")),
+                 qPrintable(approver.error().message));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPolicyGate)
+#include "tst_policygate.moc"

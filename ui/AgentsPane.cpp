@@ -1,0 +1,170 @@
+#include "AgentsPane.h"
+
+#include "McpHttpTransport.h"
+#include "McpServer.h"
+#include "VisibleText.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace sbw {
+
+namespace {
+const QString kPortKey = QStringLiteral("mcp/port");
+}
+
+AgentsPane::AgentsPane(McpServer* server, McpHttpTransport* transport, QByteArray token, QWidget* parent)
+    : QWidget(parent), m_server(server), m_transport(transport), m_token(std::move(token)),
+      m_serverAction(new QAction(tr("MCP &Server (HTTP)"), this)), m_port(new QSpinBox(this)),
+      m_status(new QLabel(this)), m_tokenEdit(new QLineEdit(QString::fromLatin1(m_token), this)),
+      m_snippet(new QPlainTextEdit(this)), m_clients(new QTableWidget(0, 5, this)),
+      m_disconnect(new QPushButton(tr("&Disconnect"), this))
+{
+    setObjectName(QStringLiteral("agentsPane"));
+    m_serverAction->setCheckable(true);
+    m_serverAction->setEnabled(!m_token.isEmpty());
+    connect(m_serverAction, &QAction::toggled, this, &AgentsPane::setServing);
+
+    m_port->setRange(1, 65535);
+    m_port->setValue(QSettings().value(kPortKey, kDefaultPort).toInt());
+    connect(m_port, &QSpinBox::valueChanged, this, [this](int port) {
+        QSettings().setValue(kPortKey, port);
+        m_snippet->setPlainText(clientSnippet());
+    });
+    auto* start = new QPushButton(this);
+    connect(start, &QPushButton::clicked, m_serverAction, &QAction::toggle);
+    connect(m_serverAction, &QAction::toggled, start, [start](bool on) { start->setText(on ? tr("Stop") : tr("Start")); });
+    start->setText(tr("Start"));
+    auto* serverRow = new QHBoxLayout;
+    serverRow->addWidget(new QLabel(tr("Port on 127.0.0.1:"), this));
+    serverRow->addWidget(m_port);
+    serverRow->addWidget(start);
+    serverRow->addWidget(m_status, 1);
+
+    m_tokenEdit->setReadOnly(true);
+    m_tokenEdit->setEchoMode(QLineEdit::PasswordEchoOnEdit);
+    auto* copyToken = new QPushButton(tr("Copy"), this);
+    connect(copyToken, &QPushButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(QString::fromLatin1(m_token)); });
+    auto* tokenRow = new QHBoxLayout;
+    tokenRow->addWidget(m_tokenEdit, 1);
+    tokenRow->addWidget(copyToken);
+
+    m_snippet->setReadOnly(true);
+    m_snippet->setMaximumHeight(fontMetrics().lineSpacing() * 9);
+    m_snippet->setPlainText(clientSnippet());
+    auto* copySnippet = new QPushButton(tr("Copy"), this);
+    connect(copySnippet, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(clientSnippet()); });
+    auto* snippetRow = new QHBoxLayout;
+    snippetRow->addWidget(m_snippet, 1);
+    snippetRow->addWidget(copySnippet, 0, Qt::AlignTop);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Server:"), serverRow);
+    form->addRow(tr("Bearer token:"), tokenRow);
+    form->addRow(tr("Client config:"), snippetRow);
+    form->addRow(tr("Command clients:"), new QLabel(tr("<code>sbw mcp</code> serves MCP on stdin/stdout"), this));
+
+    m_clients->setHorizontalHeaderLabels({tr("Client"), tr("Version"), tr("Transport"), tr("Session"), tr("Last call")});
+    m_clients->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_clients->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_clients->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_clients->verticalHeader()->hide();
+    m_clients->horizontalHeader()->setStretchLastSection(true);
+    m_disconnect->setEnabled(false);
+    connect(m_clients, &QTableWidget::itemSelectionChanged, this,
+            [this] { m_disconnect->setEnabled(!m_clients->selectedItems().isEmpty()); });
+    connect(m_disconnect, &QPushButton::clicked, this, [this] {
+        const auto selected = m_clients->selectedItems();
+        if (!selected.isEmpty())
+            m_server->closeSession(m_clients->item(selected.first()->row(), 3)->data(Qt::UserRole).toString());
+    });
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_clients, 1);
+    layout->addWidget(m_disconnect, 0, Qt::AlignLeft);
+
+    connect(m_server, &McpServer::clientsChanged, this, &AgentsPane::refreshClients);
+    refreshClients();
+    refreshServer();
+}
+
+QString AgentsPane::clientSnippet() const
+{
+    const QJsonObject server{
+        {QStringLiteral("type"), QStringLiteral("http")},
+        {QStringLiteral("url"), QStringLiteral("http://127.0.0.1:%1/mcp").arg(m_port->value())},
+        {QStringLiteral("headers"),
+         QJsonObject{{QStringLiteral("Authorization"), QStringLiteral("Bearer ") + QString::fromLatin1(m_token)}}}};
+    const QJsonObject config{
+        {QStringLiteral("mcpServers"), QJsonObject{{QStringLiteral("sandbox-workbench"), server}}}};
+    return QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Indented)).trimmed();
+}
+
+void AgentsPane::setServing(bool on)
+{
+    if (on == m_transport->isListening())
+        return refreshServer();
+    if (!on) {
+        m_transport->stop();
+    } else if (auto listening = m_transport->listen(quint16(m_port->value())); !listening) {
+        m_status->setText(listening.error().message);
+        const QSignalBlocker blocker(m_serverAction);
+        m_serverAction->setChecked(false);
+        return;
+    }
+    refreshServer();
+}
+
+void AgentsPane::refreshServer()
+{
+    const bool on = m_transport->isListening();
+    m_port->setEnabled(!on);
+    if (m_token.isEmpty())
+        m_status->setText(tr("no bearer token: the server cannot start"));
+    else
+        m_status->setText(on ? tr("serving http://127.0.0.1:%1/mcp").arg(m_transport->port()) : tr("stopped"));
+    if (m_serverAction->isChecked() != on) {
+        const QSignalBlocker blocker(m_serverAction);
+        m_serverAction->setChecked(on);
+    }
+}
+
+void AgentsPane::refreshClients()
+{
+    const QList<McpClientInfo> clients = m_server->clients();
+    m_clients->setRowCount(int(clients.size()));
+    for (int row = 0; row < clients.size(); ++row) {
+        const McpClientInfo& client = clients[row];
+        const QString lastCall = client.lastCall.isValid()
+                                     ? client.lastTool + QStringLiteral(" at ") +
+                                           client.lastCall.toLocalTime().toString(QStringLiteral("HH:mm:ss"))
+                                     : tr("none yet");
+        const QStringList cells{makeVisible(client.name), makeVisible(client.version), client.transport,
+                                client.sessionId.left(8), lastCall};
+        for (int column = 0; column < cells.size(); ++column) {
+            auto* item = new QTableWidgetItem(cells[column]);
+            if (column == 3)
+                item->setData(Qt::UserRole, client.sessionId);
+            m_clients->setItem(row, column, item);
+        }
+    }
+    m_disconnect->setEnabled(!m_clients->selectedItems().isEmpty());
+}
+
+} // namespace sbw

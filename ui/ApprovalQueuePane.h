@@ -1,0 +1,94 @@
+#pragma once
+
+#include "ApprovalQueue.h"
+#include "Expected.h"
+
+#include <QFuture>
+#include <QPointer>
+#include <QWidget>
+
+#include <functional>
+
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSystemTrayIcon;
+class QTimer;
+class QTreeWidget;
+
+namespace sbw {
+
+/// The approval queue pane: the actions agents asked for that wait for a person, with who asked,
+/// the workspace, the action, its command or path and the time left before it is denied. The
+/// detail below shows the selected request whole: the full command (or script), or for a file
+/// write the path and a unified diff of the new content against the file's current content.
+/// Text from agents and guests is shown literally (makeVisible).
+///
+/// Keys (while the pane has the focus): Ctrl+Return approves the selected request; Ctrl+Backspace
+/// (or Delete in the list) denies it with the reason typed in the reason field; Edit… changes
+/// the command or content and approves the edited request. A request that arrives while the
+/// window is not active raises a desktop notification (the system tray's message when there is
+/// a tray) and QApplication::alert().
+class ApprovalQueuePane : public QWidget
+{
+    Q_OBJECT
+
+public:
+    /// Starts reading guest file `path` of workspace `sandbox` (its current content, for the
+    /// diff); called on the GUI thread, the future may finish on any thread.
+    using ContentReader = std::function<QFuture<Expected<QByteArray>>(const QString& sandbox, const QString& path)>;
+
+    explicit ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent = nullptr);
+    ~ApprovalQueuePane() override;
+
+    /// Without a reader, a file write is diffed against an empty file.
+    void setContentReader(ContentReader reader) { m_reader = std::move(reader); }
+    /// The name decisions carry (GateDecision::approver); the local user name by default.
+    void setApproverName(const QString& name) { m_approver = name; }
+    QString approverName() const { return m_approver; }
+
+    QTreeWidget* list() const { return m_list; }
+    QPlainTextEdit* detail() const { return m_detail; }
+    QLineEdit* reasonField() const { return m_reason; }
+    /// Id of the selected request; 0 when none.
+    qint64 currentId() const;
+
+public Q_SLOTS:
+    void approveCurrent();
+    /// Denies the selected request with the reason field's text (then clears it).
+    void denyCurrent();
+    /// Opens an editor on the selected request's command (file write: its new content); OK
+    /// approves the edited request.
+    void editCurrent();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    enum Column { Who, Workspace, Action, Subject, TimeLeft };
+
+    void onAdded(qint64 id);
+    void onDecided(qint64 id);
+    void showDetail();
+    void updateTimes();
+    void updateButtons();
+    void showDiff(qint64 id, const QByteArray& current, const QString& note);
+    void notify(const PendingApproval& pending);
+
+    QPointer<ApprovalQueue> m_queue;
+    ContentReader m_reader;
+    QString m_approver;
+    QTreeWidget* m_list;
+    QPlainTextEdit* m_detail;
+    QLineEdit* m_reason;
+    QPushButton* m_approve;
+    QPushButton* m_deny;
+    QPushButton* m_edit;
+    QLabel* m_empty;
+    QTimer* m_clock;
+    QSystemTrayIcon* m_tray = nullptr;
+    qint64 m_detailId = 0; ///< request the detail shows (a diff arriving later must match it)
+};
+
+} // namespace sbw
