@@ -266,6 +266,11 @@ void TestWorkspacePane::newWorkspaceDialogSettingsReachTheDomain()
     QVERIFY2(xml.contains(QStringLiteral("<global_quota>150000</global_quota>")), qPrintable(xml));
     QVERIFY2(xml.contains(QStringLiteral("<interface type='user'>")), qPrintable(xml));
     QVERIFY(created.value()->remove().ok());
+    // The window selected the new workspace when it was created; the next cases use the
+    // suite's workspace again.
+    QVERIFY(m_window->workspaceManager()->refresh().ok());
+    m_window->sessionList()->select(m_name);
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->workspacePane()->workspace(), m_name, 10000);
 }
 
 void TestWorkspacePane::pauseAndResumeFromActions()

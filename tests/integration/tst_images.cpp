@@ -112,7 +112,7 @@ private Q_SLOTS:
             QVERIFY2(build.err.contains("reusing cached image minimal"), build.err.constData());
         }
         QCOMPARE(QFileInfo(m_images + QLatin1String("/minimal")).symLinkTarget(), before);
-        QCOMPARE(QDir(m_images).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(), 1);
+        QCOMPARE(QDir(m_images).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks).size(), 1);
     }
 
     void changedUserRecipeRebuilds()
@@ -143,7 +143,9 @@ private Q_SLOTS:
         QCOMPARE(rows[QStringLiteral("minimal")][QLatin1String("state")].toString(), QStringLiteral("outdated"));
         const CliResult build = sbw({QStringLiteral("image"), QStringLiteral("build"), QStringLiteral("minimal")},
                                     20 * 60'000);
-        QVERIFY2(build.exitCode == 0, build.err.right(2000).constData());
+        if (build.exitCode != 0)
+            qWarning().noquote() << "builder output (end):" << build.err.right(1500);
+        QCOMPARE(build.exitCode, 0);
         QVERIFY2(build.err.contains("building image minimal"), build.err.right(2000).constData());
         QVERIFY2(build.err.contains("[5/5] writing manifest"), build.err.right(2000).constData());
 
@@ -164,7 +166,7 @@ private Q_SLOTS:
     {
         const CliResult rm = sbw({QStringLiteral("image"), QStringLiteral("rm"), QStringLiteral("minimal")});
         QCOMPARE(rm.exitCode, 0);
-        QCOMPARE(QDir(m_images).entryList(QDir::Dirs | QDir::NoDotAndDotDot), QStringList());
+        QCOMPARE(QDir(m_images).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks), QStringList());
         QVERIFY(!QFileInfo(m_images + QLatin1String("/minimal")).isSymLink());
         QCOMPARE(listed()[QStringLiteral("minimal")][QLatin1String("state")].toString(), QStringLiteral("not built"));
 
