@@ -13,6 +13,15 @@
 # and /etc/subgid (mmdebstrap --mode=unshare, needs newuidmap from the uidmap package).
 # Nothing is mounted: the ext4 image is written by mkfs.ext4 -d.
 set -Eeuo pipefail
+# Only stdin, stdout and stderr stay open: mmdebstrap gives apt a pipe on the lowest free
+# descriptor, and apt's `cat >&N` runs in dash, which cannot redirect descriptors above 9, so
+# descriptors a caller leaves open (ctest, the window) made apt fail with "Bad fd number".
+for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    if ((fd > 2)); then
+        { exec {fd}>&-; } 2>/dev/null || true
+    fi
+done
 
 GUEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/sandbox-workbench/images
