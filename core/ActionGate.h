@@ -3,6 +3,7 @@
 #include "ActionRecord.h"
 
 #include <QByteArray>
+#include <QList>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -11,6 +12,13 @@
 #include <optional>
 
 namespace sbw {
+
+/// A file that a run request takes into its microVM, as a person approving it sees it.
+struct ActionInputFile
+{
+    QString name;    ///< name in the run's working folder
+    qint64 size = 0; ///< bytes
+};
 
 /// An action somebody asks the workbench to do, as the policy and the approval queue see it.
 /// Built by the caller (MCP tool, CLI, GUI) before anything runs in a sandbox.
@@ -24,6 +32,7 @@ struct ActionRequest
     QString workdir;     ///< exec: guest working folder; empty for the default
     QString path;        ///< file actions: the guest path
     QByteArray content;  ///< file write: the new content (the approval queue diffs it)
+    QList<ActionInputFile> inputFiles; ///< run: files placed in its working folder first
 };
 
 /// What the gate decided about one ActionRequest.

@@ -86,9 +86,27 @@ QString Actor::display() const
 
 QString actionKindName(ActionKind kind) { return nameOf(kActionKinds, kind); }
 std::optional<ActionKind> actionKindFromName(const QString& name) { return valueOf(kActionKinds, name); }
+
+QList<ActionKind> allActionKinds()
+{
+    QList<ActionKind> kinds;
+    for (const auto& [kind, name] : kActionKinds)
+        kinds.append(kind);
+    return kinds;
+}
 QString outcomeName(Outcome outcome) { return nameOf(kOutcomes, outcome); }
 std::optional<Outcome> outcomeFromName(const QString& name) { return valueOf(kOutcomes, name); }
 QString approvalName(Approval approval) { return nameOf(kApprovals, approval); }
 std::optional<Approval> approvalFromName(const QString& name) { return valueOf(kApprovals, name); }
+
+QString ActionRecord::approvalText() const
+{
+    QString text = approvalName(approval);
+    if (!approver.isEmpty())
+        text += QStringLiteral(" by ") + approver;
+    if (kind == ActionKind::Approval && durationMs >= 0)
+        text += QStringLiteral(" after %1 ms").arg(durationMs);
+    return text;
+}
 
 } // namespace sbw

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QDateTime>
+#include <QList>
 #include <QMetaType>
 #include <QString>
 
@@ -50,6 +51,7 @@ enum class ActionKind
 };
 QString actionKindName(ActionKind kind);                 ///< "exec", "run", "file-write", ...
 std::optional<ActionKind> actionKindFromName(const QString& name);
+QList<ActionKind> allActionKinds(); ///< every kind, in the order of the enum
 
 /// How an action ended. Running rows have Outcome::Running; rows left running by a workbench
 /// that ended abruptly are marked Interrupted when the log is next opened.
@@ -72,7 +74,7 @@ enum class Approval
 {
     Auto,     ///< allowed by policy, or asked by a person or the CLI
     Approved, ///< approved by a person (approver names them)
-    Denied,
+    Denied,   ///< denied by a person, or asked with nobody there to approve (no approver)
     TimedOut, ///< nobody decided before the deadline; denied
 };
 QString approvalName(Approval approval); ///< "auto", "approved", "denied", "timed-out"
@@ -103,6 +105,11 @@ struct ActionRecord
     /// Host folder of the files an ephemeral run gave back (its out/ folder, RunResult::
     /// artifactsFolder); empty when it gave none or for other actions.
     QString artifactsDir;
+
+    /// The decision as the log pane and `sbw log` show it: "auto", "denied", "approved by
+    /// alice". An approval row (kind Approval) spans the wait from the request to the decision,
+    /// so it adds that wait: "approved by alice after 1520 ms", "timed-out after 300000 ms".
+    QString approvalText() const;
 };
 
 } // namespace sbw

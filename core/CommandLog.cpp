@@ -159,6 +159,7 @@ struct StreamState
 struct CommandLog::Active
 {
     QElapsedTimer timer;
+    qint64 elapsedBeforeMs = 0; ///< ActionStart::elapsedMs
     QList<QByteArray> secrets;
     StreamState out;
     StreamState err;
@@ -324,7 +325,8 @@ Expected<qint64> CommandLog::begin(const ActionStart& start)
 {
     const QList<QByteArray> secrets = secretsOf(start.sandbox);
     const QString command = QString::fromUtf8(SecretMasker::maskAll(start.command.toUtf8(), secrets));
-    const qint64 startedMs = QDateTime::currentMSecsSinceEpoch();
+    const qint64 elapsedBeforeMs = std::max<qint64>(0, start.elapsedMs);
+    const qint64 startedMs = QDateTime::currentMSecsSinceEpoch() - elapsedBeforeMs;
     auto inserted = m_worker->call([&]() -> Expected<qint64> {
         QSqlQuery query(m_worker->db());
         query.prepare(QStringLiteral(
@@ -348,6 +350,7 @@ Expected<qint64> CommandLog::begin(const ActionStart& start)
         return inserted;
     auto active = std::make_shared<Active>();
     active->timer.start();
+    active->elapsedBeforeMs = elapsedBeforeMs;
     active->secrets = secrets;
     active->out.masker = std::make_unique<SecretMasker>(secrets);
     active->err.masker = std::make_unique<SecretMasker>(secrets);
@@ -420,7 +423,7 @@ Expected<void> CommandLog::finish(qint64 id, const ActionEnd& end)
             "UPDATE actions SET ended_ms=?, duration_ms=?, outcome=?, exit_status=?, signal=?, error=?, "
             "stdout_bytes=?, stderr_bytes=?, stdout_capped=?, stderr_capped=?, artifacts_dir=? WHERE id=?"));
         query.addBindValue(QDateTime::currentMSecsSinceEpoch());
-        query.addBindValue(active->timer.elapsed());
+        query.addBindValue(active->elapsedBeforeMs + active->timer.elapsed());
         query.addBindValue(outcomeName(end.outcome));
         query.addBindValue(optionalInt(end.exitStatus));
         query.addBindValue(optionalInt(end.signal));

@@ -29,6 +29,9 @@ struct ActionStart
     QString workdir;
     Approval approval = Approval::Auto;
     QString approver;
+    /// ms the action had already lasted when begin() is called: its row starts that long
+    /// before now and its duration includes them (an approval row: the request's wait).
+    qint64 elapsedMs = 0;
 };
 
 /// How an action ended.
@@ -90,7 +93,7 @@ public:
     /// Values to mask in `sandbox`'s commands and output from now on (replaces earlier ones).
     void setSecrets(const QString& sandbox, const QList<QByteArray>& values);
 
-    /// Writes the row of an action starting now and returns its id.
+    /// Writes the row of an action starting now (start.elapsedMs earlier) and returns its id.
     Expected<qint64> begin(const ActionStart& start);
     /// Adds output of a running action (masked, counted; kept up to the cap or in its file).
     void appendOutput(qint64 id, OutputStream stream, QByteArrayView bytes);

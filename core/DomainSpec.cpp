@@ -66,6 +66,11 @@ void writeDevices(QXmlStreamWriter& xml, const DomainSpec& spec)
     xml.writeAttribute(QStringLiteral("name"), QStringLiteral("qemu"));
     xml.writeAttribute(QStringLiteral("type"), QStringLiteral("qcow2"));
     xml.writeAttribute(QStringLiteral("discard"), QStringLiteral("unmap"));
+    // An ephemeral run's overlay is deleted with its domain: nothing it holds must survive a
+    // host crash, so the guest's flushes need not reach the host's disk (no fdatasync per
+    // ext4 journal commit). A workspace keeps the default, which honours them.
+    if (spec.kind == DomainSpec::Kind::Ephemeral)
+        xml.writeAttribute(QStringLiteral("cache"), QStringLiteral("unsafe"));
     xml.writeEmptyElement(QStringLiteral("source"));
     xml.writeAttribute(QStringLiteral("file"), spec.disk);
     xml.writeEmptyElement(QStringLiteral("target"));

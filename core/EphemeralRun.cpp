@@ -10,6 +10,8 @@
 
 #include <QElapsedTimer>
 
+#include <future>
+#include <optional>
 #include <thread>
 
 namespace sbw {
@@ -19,13 +21,44 @@ namespace {
 const QByteArray kRunFolder = QByteArrayLiteral("/root/run");
 const QByteArray kOutFolder = QByteArrayLiteral("/root/run/out");
 
-QByteArray launchCommand(Language language)
+/// Scripts up to this size travel inside the command line (bash's built-in printf writes them);
+/// larger ones, and any holding a NUL byte, on the channel's stdin through `cat`. Linux caps one
+/// argument at 128 KiB (MAX_ARG_STRLEN) and quoting can grow a script fourfold.
+constexpr qsizetype kInlineScriptBytes = 24 * 1024;
+
+/// `bytes` as one single-quoted shell word: every byte literal, `'` written as '\''.
+QByteArray shellQuoted(const QByteArray& bytes)
 {
-    // The script arrives on stdin; the interpreter then runs with stdin at EOF.
-    const QByteArray prepare = "mkdir -p " + kOutFolder + " && cd " + kRunFolder + " && ";
-    if (language == Language::Python)
-        return prepare + "cat > main.py && exec python3 -u main.py";
-    return prepare + "cat > main.sh && exec sh main.sh";
+    QByteArray quoted = bytes;
+    quoted.replace('\'', QByteArrayLiteral("'\\''"));
+    return '\'' + quoted + '\'';
+}
+
+/// The shell command that writes `code` to main.py or main.sh in the run's folder and runs it,
+/// and what goes to its stdin. Each program the command starts costs 60-130 ms under TCG, so
+/// it starts only the interpreter: the initramfs made the folders (sbw.run=1; `mkdir` runs only
+/// when they are missing) and a small script is written by the shell's printf, not by `cat`.
+/// The interpreter runs with stdin at EOF either way.
+struct Launch
+{
+    QByteArray command;
+    QByteArray stdinData;
+};
+
+Launch launch(Language language, const QByteArray& code)
+{
+    const QByteArray file = language == Language::Python ? "main.py" : "main.sh";
+    const QByteArray run = language == Language::Python ? "exec python3 -u main.py" : "exec sh main.sh";
+    Launch launch;
+    launch.command = "cd " + kRunFolder + " 2>/dev/null || { mkdir -p " + kOutFolder + " && cd " + kRunFolder
+                     + "; } && { [ -d out ] || mkdir out; } && ";
+    if (code.size() <= kInlineScriptBytes && !code.contains('\0')) {
+        launch.command += "printf %s " + shellQuoted(code) + " >" + file + " && " + run;
+    } else {
+        launch.command += "cat >" + file + " && " + run;
+        launch.stdinData = code;
+    }
+    return launch;
 }
 
 /// The script's timeout under RunOptions::timeout and what is left of RunOptions::lifetime.
@@ -83,9 +116,8 @@ void lookForGuestLimits(Sandbox& sandbox, const RunOptions& options, RunResult& 
 }
 
 /// Copies the script's out/ folder to <artifactsRoot>/<domain>/out and records it in `result`.
-void fetchArtifacts(Sandbox& sandbox, const RunOptions& options, RunResult& result)
+void fetchArtifacts(Expected<std::unique_ptr<SftpClient>>& sftp, const RunOptions& options, RunResult& result)
 {
-    auto sftp = sandbox.session().openSftp();
     if (!sftp) {
         result.artifactsNote = QStringLiteral("the run's out/ folder could not be read: %1")
                                    .arg(sftp.error().message);
@@ -263,8 +295,17 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
     std::unique_ptr<Sandbox> sandbox = std::move(started.value());
     result.domainName = sandbox->domainName();
     logged.emplace(options.log, runLogStart(options, result.domainName));
+    // The run's SFTP session: opened for the input files before the script, else while the
+    // script runs (sftpOpening), and used for its out/ folder after it.
+    std::optional<Expected<std::unique_ptr<SftpClient>>> sftp;
+    std::future<Expected<std::unique_ptr<SftpClient>>> sftpOpening;
     const auto destroy = [&] {
         phase(RunPhase::CleaningUp);
+        if (sftpOpening.valid()) { // its thread waits on the session: end the session first
+            sandbox->session().close();
+            sftpOpening.wait();
+        }
+        sftp.reset();
         sandbox.reset();
     };
 
@@ -277,10 +318,10 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
     }
     result.bootMs = boot.elapsed();
     if (!inputs->isEmpty()) {
-        auto sftp = sandbox->session().openSftp();
-        auto uploaded = sftp ? uploadInputFiles(*sftp.value(), inputs.value(), kRunFolder)
-                             : Expected<void>(makeError(QStringLiteral("cannot upload the input files: %1")
-                                                            .arg(sftp.error().message)));
+        sftp = sandbox->session().openSftp();
+        auto uploaded = *sftp ? uploadInputFiles(*sftp->value(), inputs.value(), kRunFolder)
+                              : Expected<void>(makeError(QStringLiteral("cannot upload the input files: %1")
+                                                             .arg(sftp->error().message)));
         if (!uploaded) {
             destroy();
             return finish(cancelled() ? QString() : uploaded.error().message);
@@ -329,13 +370,16 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
         if (forward && !bytes.isEmpty())
             forward(bytes);
     };
+    Launch script = launch(options.language, options.code);
     ExecRequest request;
-    request.command = launchCommand(options.language);
-    request.stdinData = options.code;
+    request.command = std::move(script.command);
+    request.stdinData = std::move(script.stdinData);
     request.timeout = limits.timeout;
     request.cancel = &stop;
     request.onStdout = [&](QByteArrayView bytes) { keep(result.stdoutData, bytes, OutputStream::Stdout, callbacks.onStdout); };
     request.onStderr = [&](QByteArrayView bytes) { keep(result.stderrData, bytes, OutputStream::Stderr, callbacks.onStderr); };
+    if (!sftp)
+        sftpOpening = std::async(std::launch::async, [&session = sandbox->session()] { return session.openSftp(); });
     QElapsedTimer wall;
     wall.start();
     auto status = sandbox->session().exec(request);
@@ -375,8 +419,11 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
     const bool failed = status->signal || status->exitStatus.value_or(0) != 0;
     if (failed && !status->timedOut && !status->cancelled && !result.limit)
         lookForGuestLimits(*sandbox, options, result);
-    if (guestAnswered && !cancelled())
-        fetchArtifacts(*sandbox, options, result);
+    if (guestAnswered && !cancelled()) {
+        if (!sftp)
+            sftp = sftpOpening.get();
+        fetchArtifacts(*sftp, options, result);
+    }
     result.totalMs = total.elapsed();
     if (callbacks.onResult)
         callbacks.onResult(result);

@@ -55,4 +55,11 @@ QString GuestTextDecoder::finish()
     return text;
 }
 
+bool isValidUtf8(QByteArrayView bytes)
+{
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    const QString text = decoder.decode(bytes); // decode() is lazy: converting to QString decodes
+    return !decoder.hasError();
+}
+
 } // namespace sbw

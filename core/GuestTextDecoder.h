@@ -34,4 +34,7 @@ private:
                                                        QStringDecoder::Flag::ConvertInitialBom};
 };
 
+/// Whether `bytes` are well-formed UTF-8: no invalid, overlong or truncated sequence.
+bool isValidUtf8(QByteArrayView bytes);
+
 } // namespace sbw

@@ -6,9 +6,10 @@
 
 namespace sbw {
 
-Expected<std::unique_ptr<ActionGate>> makeHeadlessGate(const QString& policyPath, std::shared_ptr<CommandLog> log)
+Expected<std::unique_ptr<ActionGate>> makeHeadlessGate(const QString& policyPath, Policy::IfMissing ifMissing,
+                                                       std::shared_ptr<CommandLog> log)
 {
-    auto policy = Policy::load(policyPath);
+    auto policy = Policy::load(policyPath, ifMissing);
     if (!policy)
         return policy.error();
     auto gate = std::make_unique<PolicyGate>(policy.value(), std::move(log));

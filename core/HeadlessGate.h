@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Expected.h"
+#include "Policy.h"
 
 #include <QObject>
 #include <QString>
@@ -16,8 +17,9 @@ class CommandLog;
 /// file at `policyPath` whose `ask` requests are put to the person at the controlling terminal
 /// (TerminalApprover) when there is one, and otherwise denied with "needs approval; no approver
 /// attached". The returned gate owns its approval queue and approver. `log` may be null.
-/// Errors: the policy file cannot be read or parsed.
-Expected<std::unique_ptr<ActionGate>> makeHeadlessGate(const QString& policyPath,
+/// Errors: the policy file cannot be read or parsed, or is missing with Policy::IfMissing::Error
+/// (a file the user named).
+Expected<std::unique_ptr<ActionGate>> makeHeadlessGate(const QString& policyPath, Policy::IfMissing ifMissing,
                                                        std::shared_ptr<CommandLog> log);
 
 } // namespace sbw

@@ -1,12 +1,12 @@
 #include "McpTools.h"
 
+#include "GuestTextDecoder.h"
 #include "McpToolSchema.h"
 #include "SftpClient.h"
 #include "Workspace.h"
 
 #include <QFile>
 #include <QJsonArray>
-#include <QStringDecoder>
 #include <QTemporaryDir>
 
 namespace sbw {
@@ -49,13 +49,6 @@ Expected<std::unique_ptr<SftpClient>> sftp(McpSandboxes& sandboxes, const QStrin
     if (!session)
         return session.error();
     return session.value()->openSftp();
-}
-
-bool isUtf8(const QByteArray& bytes)
-{
-    QStringDecoder decoder(QStringDecoder::Utf8);
-    (void)decoder.decode(bytes);
-    return !decoder.hasError();
 }
 
 QString typeName(SftpEntry::Type type)
@@ -120,7 +113,7 @@ McpTool readFileTool(std::shared_ptr<McpSandboxes> sandboxes)
         if (!file.open(QIODevice::ReadOnly))
             return McpToolResult::failure(QStringLiteral("cannot read the downloaded copy: %1").arg(file.errorString()));
         const QByteArray bytes = file.readAll();
-        const bool text = isUtf8(bytes);
+        const bool text = isValidUtf8(bytes);
         McpToolResult result;
         result.structured = {{QStringLiteral("path"), call.request.path},
                              {QStringLiteral("size"), bytes.size()},

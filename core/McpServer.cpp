@@ -40,10 +40,10 @@ QJsonObject mcpCallResult(const McpToolResult& result)
     const QString text = result.error.isEmpty()
                              ? QString::fromUtf8(QJsonDocument(result.structured).toJson(QJsonDocument::Compact))
                              : result.error;
-    QJsonObject answer{
-        {QStringLiteral("content"),
-         QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), text}}}},
-        {QStringLiteral("isError"), !result.error.isEmpty()}};
+    QJsonArray content{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), text}}};
+    for (const QJsonValue& block : result.content)
+        content.append(block);
+    QJsonObject answer{{QStringLiteral("content"), content}, {QStringLiteral("isError"), !result.error.isEmpty()}};
     if (!result.structured.isEmpty())
         answer.insert(QStringLiteral("structuredContent"), result.structured);
     return answer;
@@ -195,7 +195,8 @@ QJsonObject McpServer::initialize(Session& session, const QJsonObject& params, Q
                          {QStringLiteral("version"), QStringLiteral(SBW_VERSION)}}},
             {QStringLiteral("instructions"),
              QStringLiteral("Sandboxes are QEMU microVMs. run_code runs a script in a fresh microVM "
-                            "that is destroyed afterwards; workspaces are named microVMs whose "
+                            "that is destroyed afterwards (give it input files; it returns the files "
+                            "the script writes under out/); workspaces are named microVMs whose "
                             "files and processes persist (exec, read_file, write_file, list_files, "
                             "pause, resume, checkpoint). A person may have to approve a call "
                             "before it runs; a denied call returns its reason.")}};
@@ -262,6 +263,15 @@ void McpServer::runAllowed(const McpTool& tool, const McpCall& asked, const Gate
     start.actor = call.request.actor;
     start.kind = call.request.kind;
     start.command = call.request.path.isEmpty() ? call.request.command : call.request.path;
+    if (!call.request.inputFiles.isEmpty()) {
+        // A comment line in Python and sh alike, so the row's command is still the script.
+        QStringList names;
+        for (const ActionInputFile& file : std::as_const(call.request.inputFiles))
+            names << file.name;
+        if (!start.command.endsWith(QLatin1Char('\n')))
+            start.command += QLatin1Char('\n');
+        start.command += QStringLiteral("# input files: ") + names.join(QStringLiteral(", "));
+    }
     start.workdir = call.request.workdir;
     start.approval = decision.approval;
     start.approver = decision.approver;

@@ -98,8 +98,8 @@ private:
     QThreadPool m_workers; ///< last member: destroyed (and waited for) first
 };
 
-/// The tools/call result for `result`: structuredContent, its JSON as text (or the error
-/// as text), isError.
+/// The tools/call result for `result`: structuredContent, content (its JSON, or the error, as
+/// a text block, then McpToolResult::content), isError.
 QJsonObject mcpCallResult(const McpToolResult& result);
 
 } // namespace sbw

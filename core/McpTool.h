@@ -4,6 +4,7 @@
 #include "CommandLog.h"
 #include "Expected.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
 
@@ -28,6 +29,8 @@ struct McpToolResult
 {
     QJsonObject structured;
     QString error;
+    /// Content blocks that follow the text block (MCP `image`, `resource`, ...), in order.
+    QJsonArray content;
     ActionEnd end; ///< how the call's command-log row ends
 
     static McpToolResult failure(const QString& message, Outcome outcome = Outcome::Error);

@@ -3,6 +3,7 @@
 #include "EphemeralRun.h"
 #include "HypervisorConnection.h"
 #include "LoggedAction.h"
+#include "McpRunFiles.h"
 #include "McpToolSchema.h"
 #include "WorkspaceCommand.h"
 #include "WorkspaceDomains.h"
@@ -13,6 +14,7 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 
 namespace sbw {
 
@@ -98,6 +100,27 @@ QJsonObject stateOutputSchema()
                         {QStringLiteral("workspace"), QStringLiteral("state")});
 }
 
+/// commandOutputSchema() plus the run's artifacts.
+QJsonObject runCodeOutputSchema()
+{
+    QJsonObject schema = commandOutputSchema();
+    QJsonObject properties = schema.value(QLatin1String("properties")).toObject();
+    properties.insert(QStringLiteral("artifacts"),
+                      QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
+                                  {QStringLiteral("items"), runArtifactSchema()},
+                                  {QStringLiteral("description"),
+                                   QStringLiteral("Files the script wrote under out/ (subfolders included), in name "
+                                                  "order; up to 100 files and 100 MiB come back.")}});
+    properties.insert(QStringLiteral("artifacts_note"),
+                      stringSchema(QStringLiteral("Empty when every file under out/ came back; otherwise which cap "
+                                                  "left which files behind.")));
+    schema.insert(QStringLiteral("properties"), properties);
+    QJsonArray required = schema.value(QLatin1String("required")).toArray();
+    required << QStringLiteral("artifacts") << QStringLiteral("artifacts_note");
+    schema.insert(QStringLiteral("required"), required);
+    return schema;
+}
+
 McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
 {
     McpTool tool;
@@ -105,15 +128,19 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
     tool.title = QStringLiteral("Run code in a fresh microVM");
     tool.description = QStringLiteral(
         "Runs a Python or shell script in a fresh microVM as root in /root/run and destroys the "
-        "microVM afterwards: nothing persists. Returns stdout, stderr, exit status or signal.");
+        "microVM afterwards: nothing persists. Input files (files) are placed in /root/run first. "
+        "Returns stdout, stderr, exit status or signal, and the files the script wrote under "
+        "out/ (artifacts): listed in structuredContent, small ones also as image or resource "
+        "content blocks.");
     tool.kind = ActionKind::Run;
     tool.inputSchema = objectSchema(
         {{QStringLiteral("language"), enumSchema(QStringLiteral("python (python3) or sh; default python."),
                                                  {QStringLiteral("python"), QStringLiteral("sh")})},
          {QStringLiteral("code"), stringSchema(QStringLiteral("The script."))},
-         {QStringLiteral("timeout"), integerSchema(QStringLiteral("Seconds before the script is killed; default 60, 0 = none."), 0, kMaxTimeoutSeconds)}},
+         {QStringLiteral("timeout"), integerSchema(QStringLiteral("Seconds before the script is killed; default 60, 0 = none."), 0, kMaxTimeoutSeconds)},
+         {QStringLiteral("files"), runInputFilesSchema()}},
         {QStringLiteral("code")});
-    tool.outputSchema = commandOutputSchema();
+    tool.outputSchema = runCodeOutputSchema();
     tool.prepare = [](const QJsonObject& json) -> Expected<ActionRequest> {
         const Arguments arguments(json);
         auto language = arguments.choice(QStringLiteral("language"), {QStringLiteral("python"), QStringLiteral("sh")},
@@ -124,10 +151,14 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
                                    timeout ? nullptr : &timeout.error()})
             if (error)
                 return *error;
+        auto files = parseRunInputFiles(json.value(QLatin1String("files")));
+        if (!files)
+            return files.error();
         ActionRequest request;
         request.kind = ActionKind::Run;
         request.language = language.value();
         request.command = code.value();
+        request.inputFiles = describeRunInputFiles(files.value());
         return request;
     };
     tool.run = [sandboxes](const McpCall& call) {
@@ -136,6 +167,19 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         options.code = call.request.command.toUtf8();
         options.timeout = std::chrono::seconds(Arguments(call.arguments).integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds).value());
         options.actor = call.request.actor;
+        // The agent's files go through a private host folder, as `sbw run --file` takes them.
+        std::optional<QTemporaryDir> staging;
+        const QList<RunInputFile> files = parseRunInputFiles(call.arguments.value(QLatin1String("files"))).value();
+        if (!files.isEmpty()) {
+            staging.emplace();
+            if (!staging->isValid())
+                return McpToolResult::failure(
+                    QStringLiteral("cannot stage the input files on the host: %1").arg(staging->errorString()));
+            auto staged = stageRunInputFiles(files, staging->path());
+            if (!staged)
+                return McpToolResult::failure(staged.error().message);
+            options.inputFiles = staged.value();
+        }
         RunCallbacks callbacks;
         callbacks.onStdout = [&call](QByteArrayView bytes) { call.log->output(OutputStream::Stdout, bytes); };
         callbacks.onStderr = [&call](QByteArrayView bytes) { call.log->output(OutputStream::Stderr, bytes); };
@@ -148,7 +192,12 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         status.timedOut = run.timedOut;
         McpToolResult result;
         result.structured = commandOutput(run.stdoutData, run.stderrData, status, run.wallMs);
+        const RunArtifactsResult artifacts = runArtifactsResult(run.artifacts);
+        result.structured.insert(QStringLiteral("artifacts"), artifacts.list);
+        result.structured.insert(QStringLiteral("artifacts_note"), run.artifactsNote);
+        result.content = artifacts.content;
         result.end = LoggedAction::endOf(Expected<ExecStatus>(status));
+        result.end.artifactsDir = run.artifactsFolder;
         if (run.timedOut || run.limit) {
             result.error = run.timedOut ? QStringLiteral("timed out after %1 s: the script was killed")
                                               .arg(options.timeout.count())

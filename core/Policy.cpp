@@ -71,14 +71,11 @@ Expected<QList<PolicyRule>> parseRules(const QJsonValue& value, const QString& w
             const QJsonArray kindArray = kinds.toArray();
             for (qsizetype k = 0; k < kindArray.size(); ++k) {
                 const auto kind = actionKindFromName(kindArray[k].toString());
-                if (!kindArray[k].isString() || !kind || *kind == ActionKind::Approval)
-                    return makeError(QStringLiteral("%1.kinds[%2]: %3 is not an action kind (exec, run, "
-                                                    "file-write, upload, download, file-delete, create, "
-                                                    "start, stop, pause, resume, hibernate, wake, checkpoint, "
-                                                    "checkpoint-delete, revert, remove)")
+                if (!kindArray[k].isString() || !kind || !policyActionKinds().contains(*kind))
+                    return makeError(QStringLiteral("%1.kinds[%2]: %3 is not an action kind (%4)")
                                          .arg(at)
                                          .arg(k)
-                                         .arg(jsonText(kindArray[k])));
+                                         .arg(jsonText(kindArray[k]), policyActionKindNames()));
                 rule.kinds.append(*kind);
             }
         }
@@ -155,26 +152,66 @@ QString Policy::defaultPath()
     return paths::dataDir() + QStringLiteral("/policy.json");
 }
 
-PolicyDecision Policy::decide(const ActionRequest& request) const
+QList<ActionKind> policyActionKinds()
 {
-    if (request.actor.kind != Actor::Kind::Agent)
-        return PolicyDecision::Allow;
-    for (const PolicyRule& rule : workspaceRules.value(request.sandbox)) {
-        if (rule.matches(request))
-            return rule.decision;
-    }
-    for (const PolicyRule& rule : defaultRules) {
-        if (rule.matches(request))
-            return rule.decision;
-    }
-    return PolicyDecision::Ask;
+    QList<ActionKind> kinds = allActionKinds();
+    kinds.removeAll(ActionKind::Approval);
+    return kinds;
 }
 
-Expected<Policy> Policy::load(const QString& path)
+QString policyActionKindNames()
+{
+    QStringList names;
+    for (ActionKind kind : policyActionKinds())
+        names.append(actionKindName(kind));
+    return names.join(QStringLiteral(", "));
+}
+
+QString PolicyVerdict::ruleText() const
+{
+    if (!rule)
+        return {};
+    QStringList kinds;
+    for (ActionKind kind : rule->kinds)
+        kinds.append(actionKindName(kind));
+    const QString where = workspace.isEmpty() ? QString() : QStringLiteral(" of workspace '%1'").arg(workspace);
+    return QStringLiteral("policy rule %1%2 (%3 %4)")
+        .arg(ruleNumber)
+        .arg(where, kinds.isEmpty() ? QStringLiteral("any") : kinds.join(QLatin1Char(',')), jsonText(rule->pattern));
+}
+
+PolicyVerdict Policy::verdict(const ActionRequest& request) const
+{
+    PolicyVerdict verdict;
+    if (request.actor.kind != Actor::Kind::Agent) {
+        verdict.decision = PolicyDecision::Allow;
+        return verdict;
+    }
+    const auto firstMatch = [&](const QList<PolicyRule>& rules, const QString& workspace) {
+        for (qsizetype i = 0; i < rules.size(); ++i) {
+            if (rules[i].matches(request)) {
+                verdict.decision = rules[i].decision;
+                verdict.rule = rules[i];
+                verdict.ruleNumber = int(i) + 1;
+                verdict.workspace = workspace;
+                return true;
+            }
+        }
+        return false;
+    };
+    if (!firstMatch(workspaceRules.value(request.sandbox), request.sandbox))
+        firstMatch(defaultRules, QString());
+    return verdict;
+}
+
+Expected<Policy> Policy::load(const QString& path, IfMissing ifMissing)
 {
     QFile file(path);
-    if (!file.exists())
+    if (!file.exists()) {
+        if (ifMissing == IfMissing::Error)
+            return makeError(QStringLiteral("the policy file %1 does not exist").arg(path));
         return Policy{};
+    }
     if (!file.open(QIODevice::ReadOnly))
         return makeError(QStringLiteral("cannot read the policy file %1: %2").arg(path, file.errorString()));
     return parse(file.readAll(), path);

@@ -21,6 +21,12 @@ enum class PolicyDecision
 QString policyDecisionName(PolicyDecision decision); ///< "allow", "ask", "deny"
 std::optional<PolicyDecision> policyDecisionFromName(const QString& name);
 
+/// The kinds a rule may name: every ActionKind but Approval (a person's decision is not an
+/// action of its own).
+QList<ActionKind> policyActionKinds();
+/// Their names for messages: "exec, run, file-write, …, list".
+QString policyActionKindNames();
+
 /// One rule: the action kinds it covers (empty: every kind) and a glob on the action's subject.
 ///
 /// The subject is the command line for exec, the script text for run, the guest path for file
@@ -37,6 +43,21 @@ struct PolicyRule
 
     bool matches(const ActionRequest& request) const;
     bool operator==(const PolicyRule&) const = default;
+};
+
+/// What the policy decided about one action, and which rule decided it (Policy::verdict()).
+struct PolicyVerdict
+{
+    PolicyDecision decision = PolicyDecision::Ask;
+    /// The first matching rule; empty when none matched or the actor is not an agent.
+    std::optional<PolicyRule> rule;
+    int ruleNumber = 0; ///< `rule`'s position in its list, from 1
+    QString workspace;  ///< the list `rule` is in: a workspace's name; empty for the default rules
+
+    /// The deciding rule for a person or an agent to find it: `policy rule 3 (exec "rm *")`,
+    /// `policy rule 1 of workspace 'demo' (exec,run "rm *")`, `policy rule 2 (any "*")` (a rule
+    /// of every kind); the pattern is quoted as a JSON string. Empty without a rule.
+    QString ruleText() const;
 };
 
 /// Which actions run without asking, wait for a person, or never run: a default rule list plus
@@ -74,13 +95,21 @@ public:
     static QString defaultPath();
 
     /// The decision for `request` (see the class comment).
-    PolicyDecision decide(const ActionRequest& request) const;
+    PolicyDecision decide(const ActionRequest& request) const { return verdict(request).decision; }
+    /// The decision for `request` with the rule that made it.
+    PolicyVerdict verdict(const ActionRequest& request) const;
 
-    /// Reads the policy file at `path`. A missing file is the empty policy (agents are asked
-    /// for everything). Errors name the file and the place: "policy.json:3:14: unterminated
-    /// string" for bad JSON, "policy.json: default[1].decision: \"maybe\" is not allow, ask
-    /// or deny" for a bad field.
-    static Expected<Policy> load(const QString& path);
+    /// What load() makes of a file that does not exist.
+    enum class IfMissing
+    {
+        Empty, ///< the empty policy: agents are asked for everything (the default file)
+        Error, ///< "the policy file PATH does not exist" (a file the user named)
+    };
+
+    /// Reads the policy file at `path`. Errors name the file and the place: "policy.json:3:14:
+    /// unterminated string" for bad JSON, "policy.json: default[1].decision: \"maybe\" is not
+    /// allow, ask or deny" for a bad field, "cannot read the policy file PATH: REASON".
+    static Expected<Policy> load(const QString& path, IfMissing ifMissing = IfMissing::Empty);
     /// Parses `json`; `source` names it in errors.
     static Expected<Policy> parse(const QByteArray& json, const QString& source);
 

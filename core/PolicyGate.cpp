@@ -4,6 +4,8 @@
 #include "CommandLog.h"
 #include "Logging.h"
 
+#include <QElapsedTimer>
+
 namespace sbw {
 namespace {
 
@@ -35,47 +37,54 @@ PolicyGate::~PolicyGate()
 void PolicyGate::decide(const ActionRequest& request, Done done)
 {
     GateDecision decision;
-    switch (m_policy.decide(request)) {
+    const PolicyVerdict verdict = m_policy.verdict(request);
+    switch (verdict.decision) {
     case PolicyDecision::Allow:
         decision.allowed = true;
-        deliver(request, decision, done);
+        deliver(request, decision, 0, done);
         return;
     case PolicyDecision::Deny:
-        decision.reason = kPolicyDeniedReason;
-        deliver(request, decision, done);
+        decision.reason = QStringLiteral("denied by ") + verdict.ruleText();
+        deliver(request, decision, 0, done);
         return;
     case PolicyDecision::Ask:
         break;
     }
-    if (!m_queue) {
+    if (!m_queue) { // asked, and nobody is there to approve: denied, though by no person
+        decision.approval = Approval::Denied;
         decision.reason = kNoApproverReason;
-        deliver(request, decision, done);
+        logDenied(request, decision);
+        if (done)
+            done(decision);
         return;
     }
     auto id = std::make_shared<qint64>(0);
     QPointer<PolicyGate> self(this);
-    *id = m_queue->enqueue(request, [self, id, request, done](const GateDecision& decided) {
+    QElapsedTimer asked;
+    asked.start();
+    *id = m_queue->enqueue(request, [self, id, request, done, asked](const GateDecision& decided) {
         if (!self) { // the gate is gone: deliver without logging
             done(decided);
             return;
         }
         self->m_waiting.remove(*id);
-        self->deliver(request, decided, done);
+        self->deliver(request, decided, asked.elapsed(), done);
     });
     m_waiting.insert(*id);
 }
 
-void PolicyGate::deliver(const ActionRequest& request, const GateDecision& decision, const Done& done)
+void PolicyGate::deliver(const ActionRequest& request, const GateDecision& decision, qint64 waitedMs,
+                         const Done& done)
 {
     if (decision.approval != Approval::Auto)
-        logApproval(request, decision);
+        logApproval(request, decision, waitedMs);
     if (!decision.allowed)
         logDenied(request, decision);
     if (done)
         done(decision);
 }
 
-void PolicyGate::logApproval(const ActionRequest& request, const GateDecision& decision)
+void PolicyGate::logApproval(const ActionRequest& request, const GateDecision& decision, qint64 waitedMs)
 {
     if (!m_log)
         return;
@@ -88,6 +97,7 @@ void PolicyGate::logApproval(const ActionRequest& request, const GateDecision& d
         start.command = QStringLiteral("%1\nedited to %2").arg(start.command, describe(*decision.edited));
     start.approval = decision.approval;
     start.approver = decision.approver;
+    start.elapsedMs = waitedMs;
     ActionEnd end;
     end.outcome = decision.allowed ? Outcome::Succeeded : Outcome::Denied;
     end.error = decision.reason;

@@ -18,18 +18,21 @@ struct ActionStart;
 /// The ActionGate of the workbench: the policy decides; `ask` goes to a person.
 ///
 /// - allow / deny by the policy: `done` runs before decide() returns, with Approval::Auto
-///   (denied: reason "denied by the approval policy").
+///   (denied: the reason names the rule, `denied by policy rule 3 (exec "rm *")`, see
+///   PolicyVerdict::ruleText()).
 /// - ask with an approval queue attached (the GUI's queue pane, or a TerminalApprover when
 ///   headless on a terminal): the request waits in the queue until a person decides or its
 ///   deadline passes (Approval::TimedOut).
-/// - ask without a queue: denied at once with the reason kNoApproverReason.
+/// - ask without a queue: denied at once (Approval::Denied, no approver) with the reason
+///   kNoApproverReason.
 ///
 /// Command log: every decision of a person (approved, denied, timed out) is a row of kind
 /// ActionKind::Approval (actor: who asked; approver: who decided; command: "KIND: SUBJECT";
-/// outcome Succeeded when approved, Denied otherwise with the reason as error). A denied action
-/// never runs, so the gate also writes the action's own row, Outcome::Denied with its approval,
-/// approver and reason. The row of an allowed action is the caller's (LoggedAction with
-/// GateDecision::approval and approver).
+/// outcome Succeeded when approved, Denied otherwise with the reason as error) that starts
+/// when the request was asked and ends at the decision, so its duration is the wait (ms). A
+/// denied action never runs, so the gate also writes the action's own row, Outcome::Denied
+/// with its approval, approver and reason. The row of an allowed action is the caller's
+/// (LoggedAction with GateDecision::approval and approver).
 ///
 /// Destroying the gate denies its waiting requests ("the workbench closed before a decision").
 /// Lives on the thread of its event loop; decide() must be called there.
@@ -39,7 +42,6 @@ class PolicyGate : public ActionGate
 
 public:
     static inline const QString kNoApproverReason = QStringLiteral("needs approval; no approver attached");
-    static inline const QString kPolicyDeniedReason = QStringLiteral("denied by the approval policy");
 
     /// `log` may be null (nothing is logged).
     PolicyGate(Policy policy, std::shared_ptr<CommandLog> log, QObject* parent = nullptr);
@@ -55,8 +57,9 @@ public:
     void decide(const ActionRequest& request, Done done) override;
 
 private:
-    void deliver(const ActionRequest& request, const GateDecision& decision, const Done& done);
-    void logApproval(const ActionRequest& request, const GateDecision& decision);
+    /// `waitedMs`: from the request to a person's (or the deadline's) decision; 0 for the policy's.
+    void deliver(const ActionRequest& request, const GateDecision& decision, qint64 waitedMs, const Done& done);
+    void logApproval(const ActionRequest& request, const GateDecision& decision, qint64 waitedMs);
     void logDenied(const ActionRequest& request, const GateDecision& decision);
     void writeRow(const ActionStart& start, const ActionEnd& end);
 

@@ -1,5 +1,6 @@
 #include "RunInputFiles.h"
 
+#include "RunArtifacts.h"
 #include "SftpClient.h"
 
 #include <QFile>
@@ -8,9 +9,30 @@
 
 namespace sbw {
 
-Expected<QList<InputFile>> checkInputFiles(const QStringList& hostPaths)
+Expected<void> checkInputFileName(const QString& label, const QString& name)
 {
     static const QStringList scripts{QStringLiteral("main.py"), QStringLiteral("main.sh")};
+    if (name.isEmpty() || name == QLatin1String(".") || name == QLatin1String("..") ||
+        name.contains(QLatin1Char('/')) || name.contains(QChar(0)))
+        return makeError(QStringLiteral("%1 must be a plain file name (no folders, no . or ..)").arg(label));
+    if (scripts.contains(name))
+        return makeError(QStringLiteral("%1 would replace the script %2; rename it").arg(label, name));
+    if (name == QLatin1String("out"))
+        return makeError(
+            QStringLiteral("%1 would take the place of the out/ folder for artifacts; rename it").arg(label));
+    return {};
+}
+
+QString inputFilesText(const QList<ActionInputFile>& files)
+{
+    QStringList parts;
+    for (const ActionInputFile& file : files)
+        parts << QStringLiteral("%1 (%2)").arg(file.name, byteSizeText(file.size));
+    return parts.join(QStringLiteral(", "));
+}
+
+Expected<QList<InputFile>> checkInputFiles(const QStringList& hostPaths)
+{
     QList<InputFile> files;
     QHash<QString, QString> pathOfName;
     for (const QString& path : hostPaths) {
@@ -25,13 +47,8 @@ Expected<QList<InputFile>> checkInputFiles(const QStringList& hostPaths)
         if (!file.open(QIODevice::ReadOnly))
             return makeError(QStringLiteral("cannot read input file %1: %2").arg(path, file.errorString()));
         const QString name = info.fileName();
-        if (scripts.contains(name))
-            return makeError(
-                QStringLiteral("input file %1 would replace the script %2; rename it").arg(path, name));
-        if (name == QLatin1String("out"))
-            return makeError(QStringLiteral("input file %1 would take the place of the out/ folder "
-                                            "for artifacts; rename it")
-                                 .arg(path));
+        if (auto valid = checkInputFileName(QStringLiteral("input file %1").arg(path), name); !valid)
+            return valid.error();
         if (pathOfName.contains(name))
             return makeError(QStringLiteral("input files %1 and %2 have the same name %3; rename one "
                                             "of them")

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ActionGate.h"
 #include "Expected.h"
 
 #include <QByteArray>
@@ -28,6 +29,18 @@ struct InputFile
 /// replace the script main.py; rename it", "input file /x/out would take the place of the out/
 /// folder for artifacts; rename it".
 Expected<QList<InputFile>> checkInputFiles(const QStringList& hostPaths);
+
+/// Whether `name` may be an input file's name in the working folder: one plain path component
+/// (not empty, ".", "..", no '/' or NUL), and neither the script's (`main.py`, `main.sh`) nor
+/// the artifact folder's (`out`). `label` names the file in the error, e.g. "input file
+/// /x/main.py": "LABEL must be a plain file name (no folders, no . or ..)", "LABEL would
+/// replace the script main.py; rename it", "LABEL would take the place of the out/ folder for
+/// artifacts; rename it".
+Expected<void> checkInputFileName(const QString& label, const QString& name);
+
+/// The input files of a run request as a person reads them: "data.csv (52 bytes), chart.png
+/// (3.0 KiB)" (byteSizeText() sizes).
+QString inputFilesText(const QList<ActionInputFile>& files);
 
 /// Copies `files` byte for byte into the guest folder `guestFolder` (an absolute path; created
 /// with its parent's mode when missing) under their names, over `sftp`. Blocks. Errors: "cannot

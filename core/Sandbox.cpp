@@ -90,8 +90,9 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connecti
     spec.cpuSharePercent = options.cpuSharePercent;
     spec.kernel = staged->kernel;
     spec.initrd = staged->initrd;
+    // sbw.run=1: the initramfs makes the run's folders (EphemeralRun's /root/run and out/).
     spec.cmdline = image->cmdline + QLatin1String(" sbw.key=") + sandbox->m_key->kernelParameterValue()
-                   + disk->kernelParameter();
+                   + disk->kernelParameter() + QLatin1String(" sbw.run=1");
     spec.disk = overlay.value();
     spec.sshPort = image->sshPort;
     spec.agentPort = image->agentPort;

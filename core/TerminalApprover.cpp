@@ -1,6 +1,7 @@
 #include "TerminalApprover.h"
 
 #include "ApprovalQueue.h"
+#include "RunInputFiles.h"
 
 #include <QSocketNotifier>
 
@@ -82,6 +83,8 @@ void TerminalApprover::promptNext()
         text += QStringLiteral("  path: %1\n").arg(escaped(request.path));
     if (!request.workdir.isEmpty())
         text += QStringLiteral("  folder: %1\n").arg(escaped(request.workdir));
+    if (!request.inputFiles.isEmpty())
+        text += QStringLiteral("  input files: %1\n").arg(escaped(inputFilesText(request.inputFiles)));
     if (!request.command.isEmpty())
         text += QStringLiteral("  %1\n").arg(escaped(request.command).replace(QLatin1Char('\n'), QStringLiteral("\n  ")));
     if (request.kind == ActionKind::FileWrite)

@@ -3,8 +3,8 @@
 # $LIBVIRT_DEFAULT_URI, else qemu:///system for root and qemu:///session for other users).
 #   - qemu:///session: libvirt starts a per-user daemon on demand; nothing to do.
 #   - qemu:///system under systemd: start the libvirtd and virtlogd units.
-#   - qemu:///system without a service manager (containers, CI): start virtlogd and libvirtd
-#     by hand as daemons.
+#   - qemu:///system without a service manager (containers, CI): start virtlogd as a daemon
+#     and libvirtd under tini, which reaps its QEMU processes.
 set -euo pipefail
 uri=${LIBVIRT_DEFAULT_URI:-}
 if [ -z "$uri" ]; then
@@ -47,7 +47,13 @@ case "$uri" in
             # The daemons outlive this script: they must not inherit its caller's open files
             # (a test runner's lock file would stay locked for as long as libvirtd runs).
             pgrep -x virtlogd >/dev/null || without_inherited_fds "${sudo[@]}" virtlogd -d
-            pgrep -x libvirtd >/dev/null || without_inherited_fds "${sudo[@]}" libvirtd -d
+            # libvirtd's QEMU processes are orphans, reaped by the nearest subreaper (else PID 1).
+            # Destroying a domain waits until its QEMU is gone, zombie or not, polling every
+            # 200 ms: under a container's PID 1 that reaps seldom, that took 1.2-2 s per domain.
+            # tini -s makes itself that subreaper and reaps at once, as systemd would.
+            # sh starts it in the background and ends, so nothing here keeps the caller's files.
+            pgrep -x libvirtd >/dev/null || without_inherited_fds "${sudo[@]}" sh -c \
+                'setsid tini -s -- libvirtd </dev/null >>/var/log/libvirt/libvirtd.log 2>&1 &'
         fi
         ;;
 esac

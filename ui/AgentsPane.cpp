@@ -31,8 +31,9 @@ AgentsPane::AgentsPane(McpServer* server, McpHttpTransport* transport, QByteArra
     : QWidget(parent), m_server(server), m_transport(transport), m_token(std::move(token)),
       m_serverAction(new QAction(tr("MCP &Server (HTTP)"), this)), m_port(new QSpinBox(this)),
       m_status(new QLabel(this)), m_tokenEdit(new QLineEdit(QString::fromLatin1(m_token), this)),
-      m_snippet(new QPlainTextEdit(this)), m_clients(new QTableWidget(0, 5, this)),
-      m_disconnect(new QPushButton(tr("&Disconnect"), this))
+      m_snippet(new QPlainTextEdit(this)), m_copySnippet(new QPushButton(tr("Copy"), this)),
+      m_clients(new QTableWidget(0, 5, this)),
+      m_disconnect(new QPushButton(tr("&Disconnect"), this)), m_start(new QPushButton(tr("Start"), this))
 {
     setObjectName(QStringLiteral("agentsPane"));
     m_serverAction->setCheckable(true);
@@ -43,17 +44,16 @@ AgentsPane::AgentsPane(McpServer* server, McpHttpTransport* transport, QByteArra
     m_port->setValue(QSettings().value(kPortKey, kDefaultPort).toInt());
     connect(m_port, &QSpinBox::valueChanged, this, [this](int port) {
         QSettings().setValue(kPortKey, port);
-        m_snippet->setPlainText(clientSnippet());
+        m_snippet->setPlainText(shownSnippet());
     });
-    auto* start = new QPushButton(this);
-    connect(start, &QPushButton::clicked, m_serverAction, &QAction::toggle);
-    connect(m_serverAction, &QAction::toggled, start, [start](bool on) { start->setText(on ? tr("Stop") : tr("Start")); });
-    start->setText(tr("Start"));
+    connect(m_start, &QPushButton::clicked, m_serverAction, &QAction::toggle);
     auto* serverRow = new QHBoxLayout;
-    serverRow->addWidget(new QLabel(tr("Port on 127.0.0.1:"), this));
     serverRow->addWidget(m_port);
-    serverRow->addWidget(start);
-    serverRow->addWidget(m_status, 1);
+    serverRow->addWidget(m_start);
+    serverRow->addStretch(1);
+    // Messages can be long (a port in use): wrapped on a row of their own, they never widen the dock.
+    m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::PlainText);
 
     m_tokenEdit->setReadOnly(true);
     m_tokenEdit->setEchoMode(QLineEdit::PasswordEchoOnEdit);
@@ -65,19 +65,25 @@ AgentsPane::AgentsPane(McpServer* server, McpHttpTransport* transport, QByteArra
     tokenRow->addWidget(copyToken);
 
     m_snippet->setReadOnly(true);
+    m_snippet->setLineWrapMode(QPlainTextEdit::NoWrap); // JSON reads better scrolled than wrapped
     m_snippet->setMaximumHeight(fontMetrics().lineSpacing() * 9);
-    m_snippet->setPlainText(clientSnippet());
-    auto* copySnippet = new QPushButton(tr("Copy"), this);
-    connect(copySnippet, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(clientSnippet()); });
+    m_snippet->setPlainText(shownSnippet()); // the token stays off the screen; Copy gives it
+    m_copySnippet->setToolTip(tr("Copy the configuration with the bearer token"));
+    connect(m_copySnippet, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(clientSnippet()); });
     auto* snippetRow = new QHBoxLayout;
-    snippetRow->addWidget(m_snippet, 1);
-    snippetRow->addWidget(copySnippet, 0, Qt::AlignTop);
+    snippetRow->addWidget(m_copySnippet);
+    snippetRow->addStretch(1);
 
+    auto* commandClients = new QLabel(tr("<code>sbw mcp</code> serves MCP on stdin/stdout"), this);
+    commandClients->setWordWrap(true);
     auto* form = new QFormLayout;
-    form->addRow(tr("Server:"), serverRow);
+    form->setRowWrapPolicy(QFormLayout::WrapAllRows); // labels above their fields: the dock stays narrow
+    form->addRow(tr("Port on 127.0.0.1:"), serverRow);
+    form->addRow(QString(), m_status);
     form->addRow(tr("Bearer token:"), tokenRow);
     form->addRow(tr("Client config:"), snippetRow);
-    form->addRow(tr("Command clients:"), new QLabel(tr("<code>sbw mcp</code> serves MCP on stdin/stdout"), this));
+    form->addRow(m_snippet); // the whole width of the dock
+    form->addRow(tr("Command clients:"), commandClients);
 
     m_clients->setHorizontalHeaderLabels({tr("Client"), tr("Version"), tr("Transport"), tr("Session"), tr("Last call")});
     m_clients->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -104,13 +110,28 @@ AgentsPane::AgentsPane(McpServer* server, McpHttpTransport* transport, QByteArra
     refreshServer();
 }
 
+QSize AgentsPane::sizeHint() const
+{
+    return {fontMetrics().averageCharWidth() * 56, QWidget::sizeHint().height()};
+}
+
 QString AgentsPane::clientSnippet() const
+{
+    return snippet(QString::fromLatin1(m_token));
+}
+
+QString AgentsPane::shownSnippet() const
+{
+    return snippet(QStringLiteral("<token>"));
+}
+
+QString AgentsPane::snippet(const QString& token) const
 {
     const QJsonObject server{
         {QStringLiteral("type"), QStringLiteral("http")},
         {QStringLiteral("url"), QStringLiteral("http://127.0.0.1:%1/mcp").arg(m_port->value())},
         {QStringLiteral("headers"),
-         QJsonObject{{QStringLiteral("Authorization"), QStringLiteral("Bearer ") + QString::fromLatin1(m_token)}}}};
+         QJsonObject{{QStringLiteral("Authorization"), QStringLiteral("Bearer ") + token}}}};
     const QJsonObject config{
         {QStringLiteral("mcpServers"), QJsonObject{{QStringLiteral("sandbox-workbench"), server}}}};
     return QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Indented)).trimmed();
@@ -126,6 +147,7 @@ void AgentsPane::setServing(bool on)
         m_status->setText(listening.error().message);
         const QSignalBlocker blocker(m_serverAction);
         m_serverAction->setChecked(false);
+        m_start->setText(tr("Start"));
         return;
     }
     refreshServer();
@@ -135,6 +157,7 @@ void AgentsPane::refreshServer()
 {
     const bool on = m_transport->isListening();
     m_port->setEnabled(!on);
+    m_start->setText(on ? tr("Stop") : tr("Start"));
     if (m_token.isEmpty())
         m_status->setText(tr("no bearer token: the server cannot start"));
     else

@@ -1,5 +1,6 @@
 #include "ApprovalQueuePane.h"
 
+#include "RunInputFiles.h"
 #include "TerminalApprover.h"
 #include "UnifiedDiff.h"
 #include "VisibleText.h"
@@ -17,6 +18,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QSystemTrayIcon>
+#include <QTextOption>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -78,7 +80,9 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     m_list->header()->setSectionResizeMode(Subject, QHeaderView::Stretch);
     m_list->header()->setStretchLastSection(false);
     m_detail->setReadOnly(true);
-    m_detail->setLineWrapMode(QPlainTextEdit::NoWrap);
+    // Long commands wrap in a narrow dock rather than widen it.
+    m_detail->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_detail->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_reason->setPlaceholderText(tr("Reason for a denial (returned to the agent)"));
     m_reason->setClearButtonEnabled(true);
@@ -86,8 +90,8 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     m_deny->setToolTip(tr("Deny the selected action with the reason (Ctrl+Backspace, or Delete in the list)"));
     m_edit->setToolTip(tr("Edit the command or content, then approve"));
 
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(m_reason, 1);
+    auto* buttons = new QHBoxLayout; // under the reason field, so that neither squeezes the other
+    buttons->addStretch(1);
     buttons->addWidget(m_deny);
     buttons->addWidget(m_edit);
     buttons->addWidget(m_approve);
@@ -96,8 +100,10 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     splitter->addWidget(m_detail);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    m_empty->setWordWrap(true);
     layout->addWidget(m_empty);
     layout->addWidget(splitter, 1);
+    layout->addWidget(m_reason);
     layout->addLayout(buttons);
 
     for (QWidget* widget : {static_cast<QWidget*>(m_list), static_cast<QWidget*>(m_detail),
@@ -122,6 +128,11 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
 }
 
 ApprovalQueuePane::~ApprovalQueuePane() = default;
+
+QSize ApprovalQueuePane::sizeHint() const
+{
+    return {fontMetrics().averageCharWidth() * 56, QWidget::sizeHint().height()};
+}
 
 qint64 ApprovalQueuePane::currentId() const
 {
@@ -247,6 +258,8 @@ void ApprovalQueuePane::showDetail()
         text += tr("language: %1\n").arg(makeVisible(request.language));
     if (!request.path.isEmpty())
         text += tr("path: %1\n").arg(makeVisible(request.path));
+    if (!request.inputFiles.isEmpty())
+        text += tr("input files: %1\n").arg(makeVisible(inputFilesText(request.inputFiles)));
     if (!request.command.isEmpty())
         text += QLatin1Char('\n') + makeVisible(request.command) + QLatin1Char('\n');
     if (request.kind != ActionKind::FileWrite) {
@@ -258,17 +271,35 @@ void ApprovalQueuePane::showDetail()
         showDiff(id, {}, tr("current content unknown (no guest connection); diff against an empty file"));
         return;
     }
-    auto* watcher = new QFutureWatcher<Expected<QByteArray>>(this);
+    auto* watcher = new QFutureWatcher<Expected<CurrentContent>>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id] {
         watcher->deleteLater();
-        const Expected<QByteArray> current = watcher->result();
-        if (current)
-            showDiff(id, current.value(), {});
-        else
+        const Expected<CurrentContent> current = watcher->result();
+        if (!current)
             showDiff(id, {}, tr("current content unavailable (%1); diff against an empty file")
                                  .arg(makeVisible(current.error().message)));
+        else if (!current->bytes || current->size > kDiffCapBytes)
+            showNewContent(id, tr("file too large to diff (%1 bytes)").arg(current->size));
+        else
+            showDiff(id, *current->bytes, {});
     });
-    watcher->setFuture(m_reader(request.sandbox, request.path));
+    watcher->setFuture(m_reader(request.sandbox, request.path, kDiffCapBytes));
+}
+
+QString ApprovalQueuePane::fileWriteHeader(const ActionRequest& request) const
+{
+    return tr("%1 asks: file-write in workspace %2\npath: %3\nnew content: %4 bytes\n")
+        .arg(makeVisible(request.actor.display()), makeVisible(request.sandbox), makeVisible(request.path))
+        .arg(request.content.size());
+}
+
+void ApprovalQueuePane::showNewContent(qint64 id, const QString& note)
+{
+    const auto pending = m_queue ? m_queue->find(id) : std::nullopt;
+    if (!pending || id != m_detailId)
+        return;
+    m_detail->setPlainText(fileWriteHeader(pending->request) + note + QStringLiteral("\n\n") +
+                           makeVisible(QString::fromUtf8(pending->request.content)));
 }
 
 void ApprovalQueuePane::showDiff(qint64 id, const QByteArray& current, const QString& note)
@@ -283,10 +314,7 @@ void ApprovalQueuePane::showDiff(qint64 id, const QByteArray& current, const QSt
         if (id != m_detailId)
             return;
         const Expected<QByteArray> diff = watcher->result();
-        QString text = tr("%1 asks: file-write in workspace %2\npath: %3\nnew content: %4 bytes\n")
-                           .arg(makeVisible(request.actor.display()), makeVisible(request.sandbox),
-                                makeVisible(request.path))
-                           .arg(request.content.size());
+        QString text = fileWriteHeader(request);
         if (!note.isEmpty())
             text += note + QLatin1Char('\n');
         text += QLatin1Char('\n');

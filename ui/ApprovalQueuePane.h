@@ -8,6 +8,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 
 class QLabel;
 class QLineEdit;
@@ -22,8 +23,10 @@ namespace sbw {
 /// The approval queue pane: the actions agents asked for that wait for a person, with who asked,
 /// the workspace, the action, its command or path and the time left before it is denied. The
 /// detail below shows the selected request whole: the full command (or script), or for a file
-/// write the path and a unified diff of the new content against the file's current content.
-/// Text from agents and guests is shown literally (makeVisible).
+/// write the path and a unified diff of the new content against the file's current content
+/// (a current file above kDiffCapBytes is not read: the detail says "file too large to diff
+/// (N bytes)" above the new content). Text from agents and guests is shown literally
+/// (makeVisible).
 ///
 /// Keys (while the pane has the focus): Ctrl+Return approves the selected request; Ctrl+Backspace
 /// (or Delete in the list) denies it with the reason typed in the reason field; Edit… changes
@@ -35,9 +38,20 @@ class ApprovalQueuePane : public QWidget
     Q_OBJECT
 
 public:
+    /// The largest current file that is read for a diff, bytes.
+    static constexpr qint64 kDiffCapBytes = 1024 * 1024;
+
+    /// A guest file's current content as a ContentReader gives it.
+    struct CurrentContent
+    {
+        qint64 size = 0;                 ///< bytes
+        std::optional<QByteArray> bytes; ///< the content; empty when `size` passed the cap (not read)
+    };
     /// Starts reading guest file `path` of workspace `sandbox` (its current content, for the
-    /// diff); called on the GUI thread, the future may finish on any thread.
-    using ContentReader = std::function<QFuture<Expected<QByteArray>>(const QString& sandbox, const QString& path)>;
+    /// diff), reading nothing when it holds more than `maxBytes`; called on the GUI thread,
+    /// the future may finish on any thread.
+    using ContentReader = std::function<QFuture<Expected<CurrentContent>>(const QString& sandbox, const QString& path,
+                                                                         qint64 maxBytes)>;
 
     explicit ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent = nullptr);
     ~ApprovalQueuePane() override;
@@ -47,6 +61,9 @@ public:
     /// The name decisions carry (GateDecision::approver); the local user name by default.
     void setApproverName(const QString& name) { m_approver = name; }
     QString approverName() const { return m_approver; }
+
+    /// About 56 characters wide: a dock beside the panes that still fits a 1280-pixel screen.
+    QSize sizeHint() const override;
 
     QTreeWidget* list() const { return m_list; }
     QPlainTextEdit* detail() const { return m_detail; }
@@ -74,6 +91,9 @@ private:
     void updateTimes();
     void updateButtons();
     void showDiff(qint64 id, const QByteArray& current, const QString& note);
+    /// For a current file that is not diffed: `note`, then the new content.
+    void showNewContent(qint64 id, const QString& note);
+    QString fileWriteHeader(const ActionRequest& request) const;
     void notify(const PendingApproval& pending);
 
     QPointer<ApprovalQueue> m_queue;

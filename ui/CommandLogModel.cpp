@@ -167,8 +167,7 @@ QVariant CommandLogModel::data(const QModelIndex& index, int role) const
     case StderrBytes:
         return bytesText(r.stderrBytes, r.stderrCapped);
     case ApprovalColumn:
-        return r.approver.isEmpty() ? approvalName(r.approval)
-                                    : QStringLiteral("%1 by %2").arg(approvalName(r.approval), makeVisible(r.approver));
+        return makeVisible(r.approvalText());
     case ColumnCount:
         break;
     }

@@ -290,9 +290,10 @@ QDockWidget* MainWindow::createApprovalDock()
     m_gate = new PolicyGate(policy, m_commandLog, this);
     m_gate->setApprovalQueue(m_approvals);
     m_approvalPane = new ApprovalQueuePane(m_approvals);
-    m_approvalPane->setContentReader([this](const QString& sandbox, const QString& path) {
+    m_approvalPane->setContentReader([this](const QString& sandbox, const QString& path, qint64 maxBytes) {
+        using Content = ApprovalQueuePane::CurrentContent;
         const std::shared_ptr<Workspace> workspace = m_workspaces->workspace(sandbox);
-        return QtConcurrent::run([workspace, sandbox, path]() -> Expected<QByteArray> {
+        return QtConcurrent::run([workspace, sandbox, path, maxBytes]() -> Expected<Content> {
             if (!workspace)
                 return makeError(tr("there is no workspace %1").arg(sandbox));
             auto session = workspace->session(std::chrono::steady_clock::now() + std::chrono::seconds(10));
@@ -301,6 +302,11 @@ QDockWidget* MainWindow::createApprovalDock()
             auto sftp = session.value()->openSftp();
             if (!sftp)
                 return sftp.error();
+            auto info = sftp.value()->stat(path.toUtf8());
+            if (!info)
+                return info.error();
+            if (info->size > maxBytes)
+                return Content{info->size, std::nullopt};
             QTemporaryDir dir;
             const QString target = dir.filePath(QStringLiteral("current"));
             if (auto copied = sftp.value()->download(path.toUtf8(), target); !copied)
@@ -308,7 +314,9 @@ QDockWidget* MainWindow::createApprovalDock()
             QFile file(target);
             if (!file.open(QIODevice::ReadOnly))
                 return makeError(tr("cannot read the downloaded copy of %1").arg(path));
-            return file.readAll();
+            if (file.size() > maxBytes) // it grew after the stat
+                return Content{file.size(), std::nullopt};
+            return Content{file.size(), file.readAll()};
         });
     });
     auto* dock = new QDockWidget(tr("Approvals"), this);

@@ -27,11 +27,10 @@ PolicyEditorDialog::PolicyEditorDialog(Policy policy, QString path, const QStrin
     m_table->horizontalHeader()->setSectionResizeMode(Pattern, QHeaderView::Stretch);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setToolTip(tr("Kinds: comma-separated (exec, run, file-write, upload, download, file-delete, create, "
-                           "start, stop, pause, resume, hibernate, wake, checkpoint, checkpoint-delete, revert, "
-                           "remove); empty for every kind.\nPattern: a glob on the command, path or workspace "
-                           "name (* matches anything, ? one character, [abc] a set).\nThe first matching rule "
-                           "decides; agents are asked when none matches."));
+    m_table->setToolTip(tr("Kinds: comma-separated (%1); empty for every kind.\nPattern: a glob on the command, "
+                           "path or workspace name (* matches anything, ? one character, [abc] a set).\nThe "
+                           "first matching rule decides; agents are asked when none matches.")
+                            .arg(policyActionKindNames()));
     m_error->setWordWrap(true);
     m_error->setTextFormat(Qt::PlainText);
     m_error->setStyleSheet(QStringLiteral("color: palette(highlight)"));
@@ -149,7 +148,7 @@ Expected<void> PolicyEditorDialog::storeScope()
         const QString kinds = m_table->item(row, Kinds) ? m_table->item(row, Kinds)->text() : QString();
         for (const QString& name : kinds.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
             const auto kind = actionKindFromName(name.trimmed());
-            if (!kind || *kind == ActionKind::Approval)
+            if (!kind || !policyActionKinds().contains(*kind))
                 return makeError(tr("%1, rule %2: \"%3\" is not an action kind")
                                      .arg(m_shownScope.isEmpty() ? tr("default rules") : m_shownScope)
                                      .arg(row + 1)

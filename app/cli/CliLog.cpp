@@ -6,6 +6,7 @@
 
 #include <QCommandLineParser>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace sbw {
@@ -32,6 +33,55 @@ QString status(const ActionRecord& r)
     if (r.exitStatus && (r.outcome == Outcome::Succeeded || r.outcome == Outcome::Failed))
         return QStringLiteral("exit %1").arg(*r.exitStatus);
     return outcomeName(r.outcome);
+}
+
+/// `text` cut to `width` characters, its end replaced by "…" when it was longer.
+QString elided(const QString& text, int width)
+{
+    return text.size() <= width ? text : text.left(width - 1) + QStringLiteral("…");
+}
+
+/// The rows as a table: each column as wide as its widest cell up to its cap (longer cells end
+/// in "…"), two spaces apart; the last column (the command) is never cut.
+QByteArray table(const QList<ActionRecord>& rows)
+{
+    struct Column
+    {
+        const char* header;
+        int cap;
+        bool right = false;
+    };
+    const QList<Column> columns{{"ID", 20}, {"STARTED (UTC)", 23}, {"SANDBOX", 24}, {"ACTOR", 28},
+                                {"ACTION", 17}, {"STATUS", 24}, {"MS", 12, true}, {"APPROVAL", 40},
+                                {"COMMAND", 0}};
+    QStringList headers;
+    for (const Column& column : columns)
+        headers.append(QLatin1String(column.header));
+    QList<QStringList> cells{headers};
+    for (const ActionRecord& r : rows) {
+        const QString command = escaped(r.command.section(QLatin1Char('\n'), 0, 0)) +
+                                (r.command.contains(QLatin1Char('\n')) ? QStringLiteral(" …") : QString());
+        cells.append(QStringList{QString::number(r.id), r.started.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")),
+                      escaped(r.sandbox), escaped(r.actor.display()), actionKindName(r.kind), status(r),
+                      r.durationMs >= 0 ? QString::number(r.durationMs) : QStringLiteral("-"),
+                      escaped(r.approvalText()), command});
+    }
+    QList<int> widths(columns.size(), 0);
+    for (const QStringList& row : cells) {
+        for (qsizetype i = 0; i + 1 < columns.size(); ++i)
+            widths[i] = std::min(columns[i].cap, std::max(widths[i], int(row[i].size())));
+    }
+    QString text;
+    for (const QStringList& row : cells) {
+        QString line;
+        for (qsizetype i = 0; i + 1 < columns.size(); ++i) {
+            const QString cell = elided(row[i], widths[i]);
+            line += columns[i].right ? cell.rightJustified(widths[i]) : cell.leftJustified(widths[i]);
+            line += QLatin1String("  ");
+        }
+        text += line + row.last() + QLatin1Char('\n');
+    }
+    return text.toUtf8();
 }
 
 int usage(const QString& message)
@@ -139,17 +189,8 @@ int logCommand(QStringList arguments)
         std::fwrite(text.constData(), 1, size_t(text.size()), stdout);
         return 0;
     }
-    std::printf("%-6s %-23s %-20s %-18s %-11s %-13s %9s  %s\n", "ID", "STARTED (UTC)", "SANDBOX", "ACTOR",
-                "ACTION", "STATUS", "MS", "COMMAND");
-    for (const ActionRecord& r : rows.value()) {
-        const QString command = escaped(r.command.section(QLatin1Char('\n'), 0, 0)) +
-                                (r.command.contains(QLatin1Char('\n')) ? QStringLiteral(" …") : QString());
-        std::printf("%-6lld %-23s %-20s %-18s %-11s %-13s %9s  %s\n", (long long)r.id,
-                    qPrintable(r.started.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"))),
-                    qPrintable(escaped(r.sandbox)), qPrintable(escaped(r.actor.display())),
-                    qPrintable(actionKindName(r.kind)), qPrintable(status(r)),
-                    r.durationMs >= 0 ? qPrintable(QString::number(r.durationMs)) : "-", qPrintable(command));
-    }
+    const QByteArray text = table(rows.value());
+    std::fwrite(text.constData(), 1, size_t(text.size()), stdout);
     return 0;
 }
 

@@ -66,8 +66,10 @@ public:
             log = opened.value();
         else
             std::fprintf(stderr, "sbw: warning: %s\n", qPrintable(opened.error().message));
-        const QString policy = m_parser.isSet(m_policy) ? m_parser.value(m_policy) : Policy::defaultPath();
-        auto gate = makeHeadlessGate(policy, log);
+        // A file the user names must exist; the default one may be missing (the empty policy).
+        const bool named = m_parser.isSet(m_policy);
+        auto gate = makeHeadlessGate(named ? m_parser.value(m_policy) : Policy::defaultPath(),
+                                     named ? Policy::IfMissing::Error : Policy::IfMissing::Empty, log);
         if (!gate)
             return fail(gate.error().message);
         m_gate = std::move(gate.value());
@@ -142,12 +144,12 @@ int serveCommand(const QStringList& arguments)
     const int number = headless.parser().value(port).toInt(&ok);
     if (!headless.parser().isSet(port) || !ok || number < 0 || number > 65535)
         return fail(QStringLiteral("--port needs a TCP port number from 0 to 65535"), kUsageError);
+    if (auto failed = headless.start())
+        return *failed;
     QString error;
     const QByteArray token = loadOrCreateMcpToken(defaultMcpTokenPath(), &error);
     if (token.isEmpty())
         return fail(error);
-    if (auto failed = headless.start())
-        return *failed;
     McpHttpTransport transport(headless.server(), token);
     auto listening = transport.listen(quint16(number));
     if (!listening)

@@ -1,5 +1,6 @@
 // The Agents dock: connected clients appear with name and version, Disconnect ends the
-// selected session, the client snippet carries the URL and token, the server starts and stops.
+// selected session, the client snippet carries the URL and token (masked on the screen, whole
+// on the clipboard), the server starts and stops.
 
 #include "ActionGate.h"
 #include "AgentsPane.h"
@@ -7,8 +8,12 @@
 #include "McpServer.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QClipboard>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -80,6 +85,15 @@ private Q_SLOTS:
         QCOMPARE(entry.value(QLatin1String("url")).toString(), QStringLiteral("http://127.0.0.1:%1/mcp").arg(port));
         QCOMPARE(entry.value(QLatin1String("headers")).toObject().value(QLatin1String("Authorization")).toString(),
                  QStringLiteral("Bearer t0k3n"));
+        // The token is masked on the screen; the snippet's Copy button gives the real one.
+        QCOMPARE(pane.snippetView()->toPlainText(), pane.shownSnippet());
+        QVERIFY2(pane.snippetView()->toPlainText().contains(QLatin1String("\"Authorization\": \"Bearer <token>\"")),
+                 qPrintable(pane.snippetView()->toPlainText()));
+        QVERIFY(!pane.snippetView()->toPlainText().contains(QLatin1String("t0k3n")));
+        QApplication::clipboard()->clear();
+        pane.copySnippetButton()->click();
+        QCOMPARE(QApplication::clipboard()->text(), pane.clientSnippet());
+        QVERIFY(QApplication::clipboard()->text().contains(QLatin1String("\"Authorization\": \"Bearer t0k3n\"")));
 
         pane.serverAction()->trigger();
         QVERIFY(transport.isListening());
@@ -88,6 +102,23 @@ private Q_SLOTS:
         pane.serverAction()->trigger();
         QVERIFY(!transport.isListening());
         QVERIFY(pane.portBox()->isEnabled());
+    }
+
+    void portInUseSaysSoAndStaysStopped()
+    {
+        AllowGate gate;
+        sbw::McpServer server(&gate, nullptr);
+        sbw::McpHttpTransport transport(&server, "t0k3n");
+        sbw::AgentsPane pane(&server, &transport, "t0k3n");
+        QTcpServer busy;
+        QVERIFY(busy.listen(QHostAddress::LocalHost, 0));
+        pane.portBox()->setValue(busy.serverPort());
+        pane.startButton()->click();
+        QVERIFY(!transport.isListening());
+        QVERIFY(!pane.serverAction()->isChecked());
+        QCOMPARE(pane.startButton()->text(), QStringLiteral("Start"));
+        QVERIFY2(pane.statusLabel()->text().contains(QString::number(busy.serverPort())), qPrintable(pane.statusLabel()->text()));
+        QVERIFY(pane.statusLabel()->wordWrap()); // a long message wraps instead of widening the dock
     }
 };
 

@@ -120,14 +120,32 @@ private Q_SLOTS:
         QVERIFY(!detail.contains(QChar(0x1b)));
     }
 
+    void runShowsItsInputFiles()
+    {
+        ApprovalQueue queue;
+        ApprovalQueuePane pane(&queue);
+        ActionRequest request;
+        request.actor = {Actor::Kind::Agent, QStringLiteral("claude-code")};
+        request.kind = ActionKind::Run;
+        request.language = QStringLiteral("python");
+        request.command = QStringLiteral("print(open('data.csv').read())");
+        request.inputFiles = {{QStringLiteral("data.csv"), 52}, {QStringLiteral("photo\x1b.png"), 3072}};
+        queue.enqueue(request, {});
+        QCOMPARE(pane.detail()->toPlainText(),
+                 QStringLiteral("agent (claude-code) asks: run\nlanguage: python\n"
+                                "input files: data.csv (52 bytes), photo\\x1b.png (3.0 KiB)\n\n"
+                                "print(open('data.csv').read())\n"));
+    }
+
     void fileWriteShowsAUnifiedDiff()
     {
         ApprovalQueue queue;
         ApprovalQueuePane pane(&queue);
-        pane.setContentReader([](const QString& sandbox, const QString& path) {
-            Expected<QByteArray> current = makeError(QStringLiteral("there is no file or folder %1 in the guest").arg(path));
+        pane.setContentReader([](const QString& sandbox, const QString& path, qint64) {
+            using Content = ApprovalQueuePane::CurrentContent;
+            Expected<Content> current = makeError(QStringLiteral("there is no file or folder %1 in the guest").arg(path));
             if (sandbox == QLatin1String("demo") && path == QLatin1String("/root/app.py"))
-                current = QByteArray("import os\nprint('old')\n");
+                current = Content{23, QByteArray("import os\nprint('old')\n")};
             return QtFuture::makeReadyFuture(current);
         });
         ActionRequest write = agentExec({});
@@ -141,6 +159,28 @@ private Q_SLOTS:
                                                 " import os\n-print('old')\n+print('new')\n")),
                  qPrintable(detail));
         QCOMPARE(pane.list()->topLevelItem(0)->text(3), QStringLiteral("/root/app.py"));
+    }
+
+    void largeCurrentFileIsNotDiffed()
+    {
+        ApprovalQueue queue;
+        ApprovalQueuePane pane(&queue);
+        QList<qint64> caps;
+        pane.setContentReader([&caps](const QString&, const QString&, qint64 maxBytes) {
+            caps.append(maxBytes); // a reader reads nothing beyond this
+            return QtFuture::makeReadyFuture(
+                Expected<ApprovalQueuePane::CurrentContent>(ApprovalQueuePane::CurrentContent{5 * 1024 * 1024, {}}));
+        });
+        ActionRequest write = agentExec({});
+        write.kind = ActionKind::FileWrite;
+        write.path = QStringLiteral("/root/big.log");
+        write.content = "short\nnew content\n";
+        queue.enqueue(write, {});
+        QTRY_VERIFY(pane.detail()->toPlainText().contains(QStringLiteral("too large")));
+        QCOMPARE(caps, QList<qint64>{1024 * 1024});
+        QCOMPARE(pane.detail()->toPlainText(),
+                 QStringLiteral("agent (claude-code) asks: file-write in workspace demo\npath: /root/big.log\n"
+                                "new content: 18 bytes\nfile too large to diff (5242880 bytes)\n\nshort\nnew content\n"));
     }
 
     void policyEditorWritesTheFile()

@@ -107,6 +107,35 @@ private Q_SLOTS:
             QVERIFY(pane.grab().save(dir + QStringLiteral("/commandlogpane.png")));
     }
 
+    void approvalRowShowsTheWait()
+    {
+        auto log = CommandLog::open(m_dir.filePath(QStringLiteral("approvals.sqlite"))).value();
+        ActionStart start;
+        start.sandbox = QStringLiteral("alpha");
+        start.actor = {Actor::Kind::Agent, QStringLiteral("demo-agent")};
+        start.kind = ActionKind::Approval;
+        start.command = QStringLiteral("exec: make install");
+        start.approval = Approval::Approved;
+        start.approver = QStringLiteral("alice");
+        start.elapsedMs = 4200; // asked 4.2 s before the decision
+        const qint64 id = log->begin(start).value();
+        log->finish(id, {});
+        const qint64 waited = log->row(id).value().durationMs;
+        QVERIFY(waited >= 4200 && waited < 4300);
+        const QString text = QStringLiteral("approved by alice after %1 ms").arg(waited);
+
+        CommandLogPane pane(log);
+        QTRY_COMPARE(pane.model()->rowCount(), 1);
+        QCOMPARE(pane.model()->index(0, CommandLogModel::ApprovalColumn).data().toString(), text);
+        QCOMPARE(pane.model()->index(0, CommandLogModel::Duration).data().toLongLong(), waited);
+        QSignalSpy shown(&pane, &CommandLogPane::detailShown);
+        pane.table()->setCurrentIndex(pane.model()->index(0, 0));
+        QTRY_COMPARE(shown.size(), 1);
+        const QString detail = pane.detail()->toPlainText();
+        QVERIFY2(detail.contains(QStringLiteral("status: succeeded; approval: ") + text + QLatin1Char('\n')),
+                 qPrintable(detail));
+    }
+
     void exportWritesTheFilteredRows()
     {
         CommandLogPane pane(m_log);

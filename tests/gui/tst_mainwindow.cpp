@@ -1,6 +1,11 @@
 // The main window without a guest: menus and shortcuts, the connection in the status bar, a
-// failed run shown as text (no dialog), and closing during a run waiting for its clean-up.
+// failed run shown as text (no dialog), closing during a run waiting for its clean-up, and the
+// Agents and Approval Queue docks fitting a 1280x800 screen (saved as
+// $SBW_SCREENSHOT_DIR/mainwindow-docks.png when that variable is set).
 
+#include "AgentsPane.h"
+#include "ApprovalQueue.h"
+#include "ApprovalQueuePane.h"
 #include "ConnectionStatusLabel.h"
 #include "HypervisorConnection.h"
 #include "LibvirtEventLoop.h"
@@ -11,10 +16,13 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDialog>
+#include <QDockWidget>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QStatusBar>
+#include <QTcpServer>
 #include <QtTest>
 
 using namespace sbw;
@@ -59,6 +67,7 @@ private Q_SLOTS:
     void failedRunIsShownAsText();
     void escapeCancelsRun();
     void closeDuringRunWaitsForCleanup();
+    void agentAndApprovalDocksFit1280x800();
 };
 
 void TestMainWindow::hasMenusAndShortcuts()
@@ -206,6 +215,42 @@ void TestMainWindow::closeDuringRunWaitsForCleanup()
     QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), 30000);
     QVERIFY(!window.runPane()->isRunning());
     QVERIFY(window.runPane()->lastResult().has_value());
+}
+
+void TestMainWindow::agentAndApprovalDocksFit1280x800()
+{
+    HypervisorConnection connection(QStringLiteral("test:///default"));
+    MainWindow window(&connection);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* agents = window.findChild<QDockWidget*>(QStringLiteral("agentsDock"));
+    auto* approvals = window.findChild<QDockWidget*>(QStringLiteral("approvalDock"));
+    QVERIFY(agents && approvals);
+    agents->toggleViewAction()->trigger();
+    approvals->toggleViewAction()->trigger();
+    QVERIFY(agents->isVisible() && approvals->isVisible());
+    // Long texts: a port in use makes the Agents dock's status line an error message, and an
+    // agent's request with a long command waits in the queue.
+    QTcpServer busy;
+    QVERIFY(busy.listen(QHostAddress::LocalHost, 0));
+    window.agentsPane()->portBox()->setValue(busy.serverPort());
+    window.agentsPane()->serverAction()->trigger();
+    QVERIFY(!window.agentsPane()->serverAction()->isChecked());
+    ActionRequest request;
+    request.sandbox = QStringLiteral("a-workspace-with-a-rather-long-name");
+    request.actor = {Actor::Kind::Agent, QStringLiteral("an-agent-client-with-a-long-name/1.2.3")};
+    request.command = QStringLiteral("python3 -c 'print(1)' ").repeated(30);
+    window.findChild<ApprovalQueue*>()->enqueue(request, [](const GateDecision&) {});
+    QTest::qWait(200); // layouts settle
+    QVERIFY2(window.width() <= 1280, qPrintable(QString::number(window.width())));
+    QVERIFY2(window.height() <= 800, qPrintable(QString::number(window.height())));
+    QVERIFY2(window.minimumSizeHint().width() <= 1280, qPrintable(QString::number(window.minimumSizeHint().width())));
+    QVERIFY2(window.minimumSize().width() <= 1280, qPrintable(QString::number(window.minimumSize().width())));
+    window.resize(1280, 800); // the whole screen
+    QTest::qWait(100);
+    QCOMPARE(window.size(), QSize(1280, 800));
+    if (const QString dir = qEnvironmentVariable("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(window.grab().save(dir + QStringLiteral("/mainwindow-docks.png")));
 }
 
 // Not QTEST_MAIN: libvirt's event loop needs prepareProcess() before the application exists

@@ -5,9 +5,11 @@
 
 #include "CommandLog.h"
 #include "HypervisorConnection.h"
+#include "RunArtifacts.h"
 #include "TestEnvironment.h"
 #include "Workspace.h"
 
+#include <QCryptographicHash>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -215,7 +217,7 @@ private Q_SLOTS:
         QVERIFY2(names.contains(QStringLiteral("note.txt")), qPrintable(names.join(QLatin1Char(' '))));
 
         QCOMPARE(results[7].value(QLatin1String("isError")).toBool(), true);
-        QCOMPARE(text(results[7]), QStringLiteral("denied: denied by the approval policy"));
+        QCOMPARE(text(results[7]), QStringLiteral("denied: denied by policy rule 1 (exec \"*forbidden*\")"));
         QCOMPARE(results[8].value(QLatin1String("isError")).toBool(), true);
         QVERIFY2(text(results[8]).contains(QLatin1String("no-such-ws")), qPrintable(text(results[8])));
         QCOMPARE(results[9].value(QLatin1String("isError")).toBool(), true);
@@ -228,13 +230,86 @@ private Q_SLOTS:
         }));
     }
 
-    void httpRunsCode()
+    /// The agent sends a CSV and a binary file; the script reads them and writes out/result.txt,
+    /// out/plot.png (a PNG made with plain Python) and a copy of the binary; the client gets
+    /// every byte back. A bad file name is a tool error before any microVM starts.
+    void httpRunsCodeWithFiles()
     {
-        const QList<QJsonObject> results = client(http(), {call(QStringLiteral("run_code"), {{QStringLiteral("code"), QStringLiteral("print(6*7)")}})});
-        QCOMPARE(results.size(), 1);
-        QVERIFY2(!results[0].value(QLatin1String("isError")).toBool(), qPrintable(text(results[0])));
-        QCOMPARE(structured(results[0]).value(QLatin1String("stdout")).toString(), QStringLiteral("42\n"));
-        QCOMPARE(structured(results[0]).value(QLatin1String("exit_status")).toInt(), 0);
+        const QByteArray sales = "region,amount\nnorth,120\nsouth,75\neast,200\n";
+        QByteArray seed;
+        for (int i = 0; i < 256; ++i)
+            seed.append(char(i));
+        const QString script = QStringLiteral(R"py(import csv, shutil, struct, zlib
+rows = list(csv.DictReader(open("sales.csv")))
+total = sum(int(row["amount"]) for row in rows)
+with open("out/result.txt", "w") as result:
+    result.write(f"{len(rows)} rows, total {total}\n")
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+pixels = b"\0" + bytes(int(row["amount"]) for row in rows)
+png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", len(rows), 1, 8, 0, 0, 0, 0))
+       + chunk(b"IDAT", zlib.compress(pixels, 0)) + chunk(b"IEND", b""))
+open("out/plot.png", "wb").write(png)
+shutil.copy("seed.bin", "out/seed-copy.bin")
+print(total)
+)py");
+        // What the script writes: a 3 × 1 grayscale PNG of the amounts (stored, not deflated).
+        const QByteArray png = QByteArray::fromBase64(
+            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAABCAAAAAA+i0toAAAAD0lEQVR4AQEEAPv/AHhLyALKAYy9HrmEAAAAAElFTkSuQmCC");
+        const QByteArray resultText = "3 rows, total 395\n";
+        const QJsonArray files{
+            QJsonObject{{QStringLiteral("path"), QStringLiteral("sales.csv")}, {QStringLiteral("text"), QString::fromUtf8(sales)}},
+            QJsonObject{{QStringLiteral("path"), QStringLiteral("seed.bin")},
+                        {QStringLiteral("content_base64"), QString::fromLatin1(seed.toBase64())}}};
+        const QList<QJsonObject> results = client(
+            http(), {QJsonObject{{QStringLiteral("list"), true}}, // so that the SDK checks the output schema
+                     call(QStringLiteral("run_code"), {{QStringLiteral("code"), script}, {QStringLiteral("files"), files}}),
+                     call(QStringLiteral("run_code"),
+                          {{QStringLiteral("code"), QStringLiteral("print(1)")},
+                           {QStringLiteral("files"), QJsonArray{QJsonObject{{QStringLiteral("path"), QStringLiteral("../x")},
+                                                                            {QStringLiteral("text"), QStringLiteral("x")}}}}})});
+        QCOMPARE(results.size(), 3);
+        const QJsonObject run = results[1];
+        QVERIFY2(!run.value(QLatin1String("isError")).toBool() && !run.contains(QLatin1String("error")),
+                 QJsonDocument(run).toJson().constData());
+        QCOMPARE(structured(run).value(QLatin1String("stdout")).toString(), QStringLiteral("395\n"));
+        QCOMPARE(structured(run).value(QLatin1String("exit_status")).toInt(), 0);
+        QCOMPARE(structured(run).value(QLatin1String("artifacts_note")).toString(), QString());
+
+        const auto entry = [](const QString& path, const QByteArray& bytes, const QString& mime) {
+            return QJsonObject{{QStringLiteral("path"), path},
+                               {QStringLiteral("size_bytes"), bytes.size()},
+                               {QStringLiteral("sha256"),
+                                QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex())},
+                               {QStringLiteral("mime_type"), mime},
+                               {QStringLiteral("inline"), true}};
+        };
+        const QJsonArray artifacts = structured(run).value(QLatin1String("artifacts")).toArray();
+        QCOMPARE(artifacts.size(), 3);
+        QCOMPARE(artifacts[0].toObject(), entry(QStringLiteral("out/plot.png"), png, QStringLiteral("image/png")));
+        QCOMPARE(artifacts[1].toObject(), entry(QStringLiteral("out/result.txt"), resultText, QStringLiteral("text/plain")));
+        QCOMPARE(artifacts[2].toObject(),
+                 entry(QStringLiteral("out/seed-copy.bin"), seed, QStringLiteral("application/octet-stream")));
+
+        // The text block with the structured JSON, then one block per artifact in the same order.
+        const QJsonArray content = run.value(QLatin1String("content")).toArray();
+        QCOMPARE(content.size(), 4);
+        QCOMPARE(content[0].toObject().value(QLatin1String("type")).toString(), QStringLiteral("text"));
+        const QJsonObject image = content[1].toObject();
+        QCOMPARE(image.value(QLatin1String("type")).toString(), QStringLiteral("image"));
+        QCOMPARE(image.value(QLatin1String("mimeType")).toString(), QStringLiteral("image/png"));
+        QCOMPARE(QByteArray::fromBase64(image.value(QLatin1String("data")).toString().toLatin1()), png);
+        QCOMPARE(content[2].toObject().value(QLatin1String("type")).toString(), QStringLiteral("resource"));
+        const QJsonObject textFile = content[2].toObject().value(QLatin1String("resource")).toObject();
+        QCOMPARE(textFile.value(QLatin1String("uri")).toString(), QStringLiteral("file:///root/run/out/result.txt"));
+        QCOMPARE(textFile.value(QLatin1String("mimeType")).toString(), QStringLiteral("text/plain"));
+        QCOMPARE(textFile.value(QLatin1String("text")).toString().toUtf8(), resultText);
+        const QJsonObject blob = content[3].toObject().value(QLatin1String("resource")).toObject();
+        QCOMPARE(blob.value(QLatin1String("uri")).toString(), QStringLiteral("file:///root/run/out/seed-copy.bin"));
+        QCOMPARE(QByteArray::fromBase64(blob.value(QLatin1String("blob")).toString().toLatin1()), seed);
+
+        QCOMPARE(results[2].value(QLatin1String("isError")).toBool(), true);
+        QCOMPARE(text(results[2]), QStringLiteral("bad arguments: input file ../x must be a plain file name (no folders, no . or ..)"));
     }
 
     void stdioRunsCodeAndExec()
@@ -261,7 +336,7 @@ private Q_SLOTS:
         QCOMPARE(structured(results[4]).value(QLatin1String("state")).toString(), QStringLiteral("running"));
         QVERIFY2(!results[5].value(QLatin1String("isError")).toBool(), qPrintable(text(results[5])));
         QCOMPARE(structured(results[5]).value(QLatin1String("checkpoint")).toString(), QStringLiteral("c1"));
-        QCOMPARE(text(results[6]), QStringLiteral("denied: denied by the approval policy"));
+        QCOMPARE(text(results[6]), QStringLiteral("denied: denied by policy rule 1 (exec \"*forbidden*\")"));
     }
 
     void everyCallIsALogRow()
@@ -274,20 +349,28 @@ private Q_SLOTS:
         QVERIFY(rows.ok());
         int denied = 0;
         int runs = 0;
+        int runsWithFiles = 0;
         for (const sbw::ActionRecord& row : rows.value()) {
             QCOMPARE(row.actor.display(), QStringLiteral("agent (sbw-test-client)"));
             if (row.kind == sbw::ActionKind::Exec && row.outcome == sbw::Outcome::Denied) {
                 ++denied;
-                QCOMPARE(row.error, QStringLiteral("denied by the approval policy"));
+                QCOMPARE(row.error, QStringLiteral("denied by policy rule 1 (exec \"*forbidden*\")"));
             }
-            if (row.kind == sbw::ActionKind::Run && row.outcome == sbw::Outcome::Succeeded) {
+            if (row.kind == sbw::ActionKind::Run && row.outcome == sbw::Outcome::Succeeded &&
+                row.command == QLatin1String("print(6*7)")) {
                 ++runs;
-                QCOMPARE(row.command, QStringLiteral("print(6*7)"));
                 QCOMPARE(row.stdoutBytes, 3);
+            } else if (row.kind == sbw::ActionKind::Run && row.outcome == sbw::Outcome::Succeeded) {
+                ++runsWithFiles;
+                QVERIFY2(row.command.endsWith(QLatin1String("print(total)\n# input files: sales.csv, seed.bin")),
+                         qPrintable(row.command));
+                QCOMPARE(row.stdoutBytes, 4);
+                QCOMPARE(sbw::artifactsIn(row.artifactsDir).size(), 3);
             }
         }
         QCOMPARE(denied, 2);
-        QCOMPARE(runs, 2);
+        QCOMPARE(runs, 1);
+        QCOMPARE(runsWithFiles, 1);
     }
 };
 

@@ -14,6 +14,7 @@ class TestCliLog : public QObject
 
     QTemporaryDir m_home;
     qint64 m_failed = 0;
+    qint64 m_waitMs = 0; ///< the approval row's wait
 
     struct Result
     {
@@ -54,6 +55,19 @@ private Q_SLOTS:
         end.outcome = Outcome::Failed;
         end.exitStatus = 4;
         log->finish(m_failed, end);
+        // A person's decision after a wait of 1.5 s, asked by an agent with a long name.
+        ActionStart approval;
+        approval.sandbox = QStringLiteral("ws2");
+        approval.actor = {Actor::Kind::Agent, QStringLiteral("a-very-long-agent-client-name-from-somewhere")};
+        approval.kind = ActionKind::Approval;
+        approval.command = QStringLiteral("exec: make install");
+        approval.approval = Approval::Approved;
+        approval.approver = QStringLiteral("alice");
+        approval.elapsedMs = 1500;
+        const qint64 decided = log->begin(approval).value();
+        log->finish(decided, {});
+        m_waitMs = log->row(decided).value().durationMs;
+        QVERIFY(m_waitMs >= 1500 && m_waitMs < 1600);
     }
 
     void tableIsNewestFirstAndEscaped()
@@ -61,11 +75,39 @@ private Q_SLOTS:
         const Result r = sbw({});
         QCOMPARE(r.exitCode, 0);
         const QList<QByteArray> lines = r.out.split('\n');
-        QCOMPARE(lines.size(), 4);
+        QCOMPARE(lines.size(), 5);
         QVERIFY(lines[0].startsWith("ID "));
-        QVERIFY2(lines[1].contains("ws2") && lines[1].contains("agent (bot)") && lines[1].contains("exit 4"), lines[1]);
-        QVERIFY2(lines[1].endsWith("printf '\\033[2J'; exit 4"), lines[1]);
-        QVERIFY2(lines[2].contains("ws1") && lines[2].contains("cli") && lines[2].endsWith("echo hi"), lines[2]);
+        QVERIFY2(lines[2].contains("ws2") && lines[2].contains("agent (bot)") && lines[2].contains("exit 4"), lines[2]);
+        QVERIFY2(lines[2].endsWith("printf '\\033[2J'; exit 4"), lines[2]);
+        QVERIFY2(lines[3].contains("ws1") && lines[3].contains("cli") && lines[3].endsWith("echo hi"), lines[3]);
+    }
+
+    void tableColumnsStayAlignedWithLongNames()
+    {
+        const Result r = sbw({});
+        QCOMPARE(r.exitCode, 0);
+        const QStringList lines = QString::fromUtf8(r.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 4);
+        // The actor column is capped at 28 characters: the long name ends in "…".
+        QVERIFY2(lines[1].contains(QStringLiteral("agent (a-very-long-agent-cl…  ")), qPrintable(lines[1]));
+        // Every column starts where its header does.
+        for (const char* header : {"ACTION", "STATUS", "APPROVAL", "COMMAND"}) {
+            const qsizetype at = lines[0].indexOf(QLatin1String(header));
+            QVERIFY(at > 0);
+            for (int i = 1; i < lines.size(); ++i)
+                QVERIFY2(lines[i].at(at - 1) == QLatin1Char(' ') && lines[i].at(at - 2) == QLatin1Char(' ') &&
+                             lines[i].at(at) != QLatin1Char(' '),
+                         qPrintable(QStringLiteral("%1 in: %2").arg(QLatin1String(header), lines[i])));
+        }
+        const qsizetype action = lines[0].indexOf(QLatin1String("ACTION"));
+        QCOMPARE(lines[1].mid(action, 8), QStringLiteral("approval"));
+        QCOMPARE(lines[2].mid(action, 4), QStringLiteral("exec"));
+        // The approval row gives the decision and the wait for it.
+        const qsizetype approval = lines[0].indexOf(QLatin1String("APPROVAL"));
+        QVERIFY2(lines[1].mid(approval).startsWith(
+                     QStringLiteral("approved by alice after %1 ms  exec: make install").arg(m_waitMs)),
+                 qPrintable(lines[1]));
+        QVERIFY2(lines[2].mid(approval).startsWith(QStringLiteral("auto ")), qPrintable(lines[2]));
     }
 
     void filtersAndFormats()

@@ -107,6 +107,22 @@ private Q_SLOTS:
         QVERIFY(!log->finish(id.value(), end).ok());
     }
 
+    void aRowMayStartBeforeItIsWritten()
+    {
+        // An approval row is written at the decision and starts when the request was asked.
+        auto log = openLog();
+        ActionStart start = execStart(QStringLiteral("demo"), QStringLiteral("exec: make"), Actor::Kind::Agent);
+        start.kind = ActionKind::Approval;
+        start.elapsedMs = 2500;
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        const qint64 id = log->begin(start).value();
+        QVERIFY(log->finish(id, {}).ok());
+        const ActionRecord row = log->row(id).value();
+        QVERIFY2(qAbs(row.started.msecsTo(now.addMSecs(-2500))) <= 50, qPrintable(row.started.toString(Qt::ISODateWithMs)));
+        QVERIFY2(row.durationMs >= 2500 && row.durationMs < 2550, qPrintable(QString::number(row.durationMs)));
+        QVERIFY(row.started.msecsTo(row.ended) >= 2500);
+    }
+
     void outputOverTheCapIsKeptWholeInAFile()
     {
         auto log = openLog(16);

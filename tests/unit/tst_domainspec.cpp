@@ -99,6 +99,16 @@ private Q_SLOTS:
         QCOMPARE(valueAt(xml, QStringLiteral("domain/cpu@mode")), QStringLiteral("host-passthrough"));
     }
 
+    void onlyEphemeralOverlaysSkipFlushes()
+    {
+        sbw::DomainSpec spec = sampleSpec(false);
+        QCOMPARE(valueAt(sbw::domainXml(spec), QStringLiteral("domain/devices/disk/driver@cache")),
+                 QStringLiteral("unsafe"));
+        spec.kind = sbw::DomainSpec::Kind::Workspace;
+        QCOMPARE(valueAt(sbw::domainXml(spec), QStringLiteral("domain/devices/disk/driver@cache")),
+                 QString());
+    }
+
     void namesAreEscaped()
     {
         sbw::DomainSpec spec = sampleSpec(false);

@@ -92,6 +92,32 @@ private Q_SLOTS:
         QCOMPARE(policy.decide(agentExec(QStringLiteral("rm -rf build"))), PolicyDecision::Allow);
     }
 
+    void verdictNamesTheDecidingRule()
+    {
+        Policy policy;
+        policy.defaultRules = {
+            {{ActionKind::Pause}, QStringLiteral("*"), PolicyDecision::Allow},
+            {{ActionKind::FileWrite}, QStringLiteral("/etc/*"), PolicyDecision::Deny},
+            {{ActionKind::Exec, ActionKind::Run}, QStringLiteral("rm *"), PolicyDecision::Deny},
+            {{}, QStringLiteral("say \"hi\"*"), PolicyDecision::Deny},
+        };
+        policy.workspaceRules.insert(QStringLiteral("careful"),
+                                     {{{ActionKind::Exec}, QStringLiteral("ls*"), PolicyDecision::Allow},
+                                      {{ActionKind::Exec}, QStringLiteral("*"), PolicyDecision::Deny}});
+        PolicyVerdict verdict = policy.verdict(agentExec(QStringLiteral("rm -rf /")));
+        QCOMPARE(verdict.decision, PolicyDecision::Deny);
+        QCOMPARE(verdict.ruleNumber, 3);
+        QCOMPARE(verdict.ruleText(), QStringLiteral("policy rule 3 (exec,run \"rm *\")"));
+        verdict = policy.verdict(agentExec(QStringLiteral("make"), QStringLiteral("careful")));
+        QCOMPARE(verdict.ruleText(), QStringLiteral("policy rule 2 of workspace 'careful' (exec \"*\")"));
+        verdict = policy.verdict(agentExec(QStringLiteral("say \"hi\" there")));
+        QCOMPARE(verdict.ruleText(), QStringLiteral("policy rule 4 (any \"say \\\"hi\\\"*\")"));
+        verdict = policy.verdict(agentWrite(QStringLiteral("/root/a"))); // no rule matches
+        QCOMPARE(verdict.decision, PolicyDecision::Ask);
+        QVERIFY(!verdict.rule);
+        QCOMPARE(verdict.ruleText(), QString());
+    }
+
     void savedFileLoadsBackAsItWas()
     {
         QTemporaryDir dir;
@@ -118,6 +144,23 @@ private Q_SLOTS:
         const auto loaded = Policy::load(dir.filePath(QStringLiteral("policy.json")));
         QVERIFY(loaded.ok());
         QVERIFY(loaded.value() == Policy{});
+        const auto named = Policy::load(dir.filePath(QStringLiteral("policy.json")), Policy::IfMissing::Error);
+        QVERIFY(!named.ok());
+        QCOMPARE(named.error().message,
+                 QStringLiteral("the policy file %1 does not exist").arg(dir.filePath(QStringLiteral("policy.json"))));
+    }
+
+    void everyKindButApprovalIsARuleKind()
+    {
+        // The list comes from the one table of kind names, so a new kind cannot be left out.
+        QStringList names;
+        for (ActionKind kind : allActionKinds()) {
+            if (kind != ActionKind::Approval)
+                names.append(actionKindName(kind));
+        }
+        QCOMPARE(policyActionKindNames(), names.join(QStringLiteral(", ")));
+        QVERIFY(policyActionKindNames().endsWith(QLatin1String(", remove, list")));
+        QVERIFY(!policyActionKinds().contains(ActionKind::Approval));
     }
 
     void badFilesNameTheLineOrField_data()
@@ -140,7 +183,11 @@ private Q_SLOTS:
             << QByteArray("{\"version\": 1, \"workspaces\": {\"w\": [{\"kinds\": [\"exec\", \"sudo\"], \"decision\": \"deny\"}]}}")
             << QStringLiteral("p.json: workspaces.w[0].kinds[1]: \"sudo\" is not an action kind (exec, run, "
                               "file-write, upload, download, file-delete, create, start, stop, pause, resume, "
-                              "hibernate, wake, checkpoint, checkpoint-delete, revert, remove)");
+                              "hibernate, wake, checkpoint, checkpoint-delete, revert, remove, list)");
+        QTest::newRow("approval is not a rule's kind")
+            << QByteArray("{\"version\": 1, \"default\": [{\"kinds\": [\"approval\"], \"decision\": \"deny\"}]}")
+            << QStringLiteral("p.json: default[0].kinds[0]: \"approval\" is not an action kind (%1)")
+                   .arg(policyActionKindNames());
         QTest::newRow("pattern") << QByteArray("{\"version\": 1, \"default\": [{\"pattern\": 3, \"decision\": \"deny\"}]}")
                                  << QStringLiteral("p.json: default[0].pattern: must be a non-empty string");
         QTest::newRow("rule field")

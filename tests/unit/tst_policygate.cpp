@@ -61,13 +61,16 @@ private Q_SLOTS:
         gate.decide(agentExec(QStringLiteral("make")), [&](const GateDecision& d) { decisions.append(d); });
         QCOMPARE(decisions.size(), 1);
         QVERIFY(!decisions[0].allowed);
-        QCOMPARE(decisions[0].approval, Approval::Auto);
+        QCOMPARE(decisions[0].approval, Approval::Denied);
         QCOMPARE(decisions[0].reason, QStringLiteral("needs approval; no approver attached"));
-        const QList<ActionRecord> log = rows();
+        const QList<ActionRecord> log = rows(); // no approval row: no person decided
         QCOMPARE(log.size(), 1);
         QCOMPARE(log[0].kind, ActionKind::Exec);
         QCOMPARE(log[0].command, QStringLiteral("make"));
         QCOMPARE(log[0].outcome, Outcome::Denied);
+        QCOMPARE(log[0].approval, Approval::Denied);
+        QCOMPARE(log[0].approver, QString());
+        QCOMPARE(log[0].approvalText(), QStringLiteral("denied"));
         QCOMPARE(log[0].error, QStringLiteral("needs approval; no approver attached"));
         QCOMPARE(log[0].actor.display(), QStringLiteral("agent (claude-code)"));
     }
@@ -90,7 +93,7 @@ private Q_SLOTS:
         QVERIFY(decisions[0].allowed);
         QCOMPARE(decisions[0].approval, Approval::Auto);
         QVERIFY(!decisions[1].allowed);
-        QCOMPARE(decisions[1].reason, QStringLiteral("denied by the approval policy"));
+        QCOMPARE(decisions[1].reason, QStringLiteral("denied by policy rule 1 (exec \"rm *\")"));
         QVERIFY(decisions[2].allowed);
         QVERIFY(decisions[3].allowed);
         QVERIFY(queue.pending().isEmpty());
@@ -99,6 +102,38 @@ private Q_SLOTS:
         QCOMPARE(log[0].command, QStringLiteral("rm -rf /"));
         QCOMPARE(log[0].outcome, Outcome::Denied);
         QCOMPARE(log[0].approval, Approval::Auto);
+        QCOMPARE(log[0].error, QStringLiteral("denied by policy rule 1 (exec \"rm *\")"));
+    }
+
+    void workspaceRuleDenialNamesItsWorkspace()
+    {
+        Policy policy = denyRm();
+        policy.workspaceRules.insert(QStringLiteral("demo"), {{{ActionKind::Exec}, QStringLiteral("ls"), PolicyDecision::Allow},
+                                                              {{}, QStringLiteral("curl*"), PolicyDecision::Deny}});
+        PolicyGate gate(policy, m_log);
+        QList<GateDecision> decisions;
+        gate.decide(agentExec(QStringLiteral("curl x")), [&](const GateDecision& d) { decisions.append(d); });
+        QCOMPARE(decisions.size(), 1);
+        QCOMPARE(decisions[0].reason, QStringLiteral("denied by policy rule 2 of workspace 'demo' (any \"curl*\")"));
+    }
+
+    void approvalRowRecordsTheWait()
+    {
+        ApprovalQueue queue;
+        PolicyGate gate(Policy{}, m_log);
+        gate.setApprovalQueue(&queue);
+        QList<GateDecision> decisions;
+        const QDateTime before = QDateTime::currentDateTimeUtc();
+        gate.decide(agentExec(QStringLiteral("make install")), [&](const GateDecision& d) { decisions.append(d); });
+        QTest::qWait(300); // the person reads the request
+        QVERIFY(queue.approve(queue.pending().at(0).id, QStringLiteral("alice")));
+        const QDateTime after = QDateTime::currentDateTimeUtc();
+        const ActionRecord row = rows().at(0);
+        QCOMPARE(row.kind, ActionKind::Approval);
+        QVERIFY2(row.durationMs >= 300 && row.durationMs <= before.msecsTo(after) + 5, qPrintable(QString::number(row.durationMs)));
+        QVERIFY(row.started >= before.addMSecs(-1) && row.started <= before.addMSecs(50)); // when it was asked
+        QVERIFY(row.ended >= before.addMSecs(300) && row.ended <= after); // when it was decided
+        QCOMPARE(row.approvalText(), QStringLiteral("approved by alice after %1 ms").arg(row.durationMs));
     }
 
     void approvedRequestIsLoggedAsAnApprovalRow()

@@ -7,7 +7,7 @@
 namespace sbw {
 namespace {
 
-constexpr uint32_t kWideRightHalf = uint32_t(-1); // libvterm's mark for a wide char's 2nd cell
+constexpr uint32_t kWideRightHalf = TerminalLine::kWideRightHalf;
 
 VTermColor rgbColor(uint8_t r, uint8_t g, uint8_t b)
 {
@@ -16,104 +16,76 @@ VTermColor rgbColor(uint8_t r, uint8_t g, uint8_t b)
     return color;
 }
 
-bool isBlank(const VTermScreenCell& cell)
-{
-    return cell.chars[0] == 0 && VTERM_COLOR_IS_DEFAULT_BG(&cell.bg) && !cell.attrs.reverse &&
-           !cell.attrs.underline && !cell.attrs.strike;
-}
-
 } // namespace
 
 struct TerminalScreen::Callbacks
 {
-    static TerminalScreen& self(void* user) { return *static_cast<TerminalScreen*>(user); }
-
-    static int damage(VTermRect, void* user)
-    {
-        self(user).m_changed = true;
-        return 1;
-    }
-    static int moverect(VTermRect, VTermRect, void* user)
-    {
-        self(user).m_changed = true;
-        return 1;
-    }
-    static int movecursor(VTermPos pos, VTermPos, int visible, void* user)
-    {
-        TerminalScreen& screen = self(user);
-        screen.m_cursor = QPoint(pos.col, pos.row);
-        screen.m_cursorVisible = visible;
-        screen.m_changed = true;
-        return 1;
-    }
-    static int settermprop(VTermProp prop, VTermValue* value, void* user)
-    {
-        TerminalScreen& screen = self(user);
-        switch (prop) {
-        case VTERM_PROP_CURSORVISIBLE:
-            screen.m_cursorVisible = value->boolean;
-            break;
-        case VTERM_PROP_ALTSCREEN:
-            screen.m_altScreen = value->boolean;
-            break;
-        case VTERM_PROP_MOUSE:
-            screen.m_mouseReporting = value->number != VTERM_PROP_MOUSE_NONE;
-            break;
-        case VTERM_PROP_TITLE: {
-            const QString title = sanitisedTerminalTitle(QString::fromUtf8(value->string));
-            if (title != screen.m_title) {
-                screen.m_title = title;
-                Q_EMIT screen.titleChanged(title);
-            }
-            break;
-        }
-        default:
-            break;
-        }
-        screen.m_changed = true;
-        return 1;
-    }
-    static int bell(void* user)
-    {
-        Q_EMIT self(user).bell();
-        return 1;
-    }
-    static int pushline(int cols, const VTermScreenCell* cells, void* user)
-    {
-        TerminalScreen& screen = self(user);
-        Line line(cells, cells + cols);
-        while (!line.empty() && isBlank(line.back()))
-            line.pop_back();
-        screen.m_scrollback.push_back(std::move(line));
-        while (int(screen.m_scrollback.size()) > kScrollbackLines)
-            screen.m_scrollback.pop_front();
-        screen.m_changed = true;
-        return 1;
-    }
-    static int popline(int cols, VTermScreenCell* cells, void* user)
-    {
-        TerminalScreen& screen = self(user);
-        if (screen.m_scrollback.empty())
-            return 0;
-        const Line& line = screen.m_scrollback.back();
-        for (int col = 0; col < cols; ++col)
-            cells[col] = col < int(line.size()) ? line[size_t(col)] : screen.m_blank;
-        screen.m_scrollback.pop_back();
-        screen.m_changed = true;
-        return 1;
-    }
     static void output(const char* bytes, size_t length, void* user)
     {
-        self(user).m_output.append(bytes, qsizetype(length));
-    }
-    static const VTermScreenCallbacks* table()
-    {
-        static const VTermScreenCallbacks callbacks = {
-            &damage, &moverect, &movecursor, &settermprop, &bell, nullptr, &pushline, &popline,
-        };
-        return &callbacks;
+        static_cast<TerminalScreen*>(user)->m_output.append(bytes, qsizetype(length));
     }
 };
+
+void TerminalScreen::pushLine(const VTermScreenCell* cells, int cols)
+{
+    pushScrollback(cells, cols);
+    m_changed = true;
+}
+
+bool TerminalScreen::popLine(VTermScreenCell* cells, int cols)
+{
+    if (m_scrollbackCount == 0)
+        return false;
+    const TerminalLine& line = scrollbackAt(m_scrollbackCount - 1);
+    for (int col = 0; col < cols; ++col)
+        cells[col] = col < line.size() ? line.cell(col) : m_blank;
+    --m_scrollbackCount;
+    m_changed = true;
+    return true;
+}
+
+void TerminalScreen::cursorMoved(VTermPos pos, bool visible)
+{
+    m_cursor = QPoint(pos.col, pos.row);
+    m_cursorVisible = visible;
+    m_changed = true;
+}
+
+void TerminalScreen::propertyChanged(VTermProp prop, const VTermValue& value)
+{
+    switch (prop) {
+    case VTERM_PROP_CURSORVISIBLE:
+        m_cursorVisible = value.boolean;
+        break;
+    case VTERM_PROP_ALTSCREEN:
+        m_altScreen = value.boolean;
+        break;
+    case VTERM_PROP_MOUSE:
+        m_mouseReporting = value.number != VTERM_PROP_MOUSE_NONE;
+        break;
+    case VTERM_PROP_TITLE: {
+        const QString title = sanitisedTerminalTitle(QString::fromUtf8(value.string));
+        if (title != m_title) {
+            m_title = title;
+            Q_EMIT titleChanged(title);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    m_changed = true;
+}
+
+void TerminalScreen::bellRang()
+{
+    Q_EMIT bell();
+}
+
+void TerminalScreen::damaged()
+{
+    m_changed = true;
+}
 
 TerminalScreen::TerminalScreen(int cols, int rows, QObject* parent)
     : QObject(parent), m_cols(std::max(1, cols)), m_rows(std::max(1, rows))
@@ -139,11 +111,8 @@ TerminalScreen::TerminalScreen(int cols, int rows, QObject* parent)
     }
     vterm_state_set_bold_highbright(state, 1);
 
-    m_screen = vterm_obtain_screen(m_vt);
-    vterm_screen_set_callbacks(m_screen, Callbacks::table(), this);
-    vterm_screen_enable_altscreen(m_screen, 1);
-    vterm_screen_set_damage_merge(m_screen, VTERM_DAMAGE_SCROLL);
-    vterm_screen_reset(m_screen, 1);
+    m_grid = std::make_unique<TerminalGrid>(m_vt, static_cast<TerminalGrid::Listener&>(*this));
+    vterm_state_reset(state, 1);
 
     m_blank = VTermScreenCell{};
     m_blank.width = 1;
@@ -159,7 +128,6 @@ void TerminalScreen::feed(QByteArrayView bytes)
 {
     if (!bytes.isEmpty()) {
         vterm_input_write(m_vt, bytes.data(), size_t(bytes.size()));
-        vterm_screen_flush_damage(m_screen);
     }
     flushOutput();
 }
@@ -173,17 +141,32 @@ bool TerminalScreen::resize(int cols, int rows)
     m_cols = cols;
     m_rows = rows;
     vterm_set_size(m_vt, rows, cols);
-    vterm_screen_flush_damage(m_screen);
     m_changed = true;
     flushOutput();
     return true;
+}
+
+void TerminalScreen::pushScrollback(const VTermScreenCell* cells, int cols)
+{
+    if (m_scrollbackCount < int(m_scrollback.size())) {
+        m_scrollback[(size_t(m_scrollbackFirst) + size_t(m_scrollbackCount)) % m_scrollback.size()]
+            .assign(cells, cols);
+        ++m_scrollbackCount;
+    } else if (m_scrollbackCount < kScrollbackLines) {
+        // Not full yet, so the ring starts at slot 0 and grows at its end.
+        m_scrollback.emplace_back().assign(cells, cols);
+        ++m_scrollbackCount;
+    } else {
+        m_scrollback[size_t(m_scrollbackFirst)].assign(cells, cols); // drops the oldest
+        m_scrollbackFirst = (m_scrollbackFirst + 1) % kScrollbackLines;
+    }
 }
 
 VTermScreenCell TerminalScreen::screenCell(int row, int col) const
 {
     VTermScreenCell cell = m_blank;
     if (row >= 0 && row < m_rows && col >= 0 && col < m_cols)
-        vterm_screen_get_cell(m_screen, VTermPos{row, col}, &cell);
+        m_grid->cell(row, col, cell);
     return cell;
 }
 
@@ -209,7 +192,7 @@ TerminalCell TerminalScreen::decode(const VTermScreenCell& raw) const
         } else {
             result.kind = TerminalColor::Kind::Rgb;
         }
-        vterm_screen_convert_color_to_rgb(m_screen, &value);
+        vterm_state_convert_color_to_rgb(vterm_obtain_state(m_vt), &value);
         result.rgb = QColor(value.rgb.red, value.rgb.green, value.rgb.blue);
         return result;
     };
@@ -231,30 +214,29 @@ TerminalCell TerminalScreen::cell(int row, int col) const
 TerminalCell TerminalScreen::lineCell(int line, int col) const
 {
     if (line >= 0 && line < scrollbackCount()) {
-        const Line& stored = m_scrollback[size_t(line)];
-        return decode(col >= 0 && col < int(stored.size()) ? stored[size_t(col)] : m_blank);
+        const TerminalLine& stored = scrollbackAt(line);
+        return decode(col >= 0 && col < stored.size() ? stored.cell(col) : m_blank);
     }
     return decode(screenCell(line - scrollbackCount(), col));
 }
 
 QString TerminalScreen::lineText(int line) const
 {
-    const bool inScrollback = line >= 0 && line < scrollbackCount();
-    const int count = inScrollback ? int(m_scrollback[size_t(line)].size()) : m_cols;
+    if (line >= 0 && line < scrollbackCount())
+        return scrollbackAt(line).text();
+    const int row = line - scrollbackCount();
     QString text;
-    for (int col = 0; col < count; ++col) {
-        const VTermScreenCell raw = inScrollback ? m_scrollback[size_t(line)][size_t(col)]
-                                                 : screenCell(line - scrollbackCount(), col);
+    text.reserve(m_cols);
+    for (int col = 0; col < m_cols; ++col) {
+        const VTermScreenCell raw = screenCell(row, col);
         if (raw.chars[0] == kWideRightHalf)
             continue;
         if (raw.chars[0] == 0) {
             text.append(QLatin1Char(' '));
             continue;
         }
-        for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && raw.chars[i]; ++i) {
-            const char32_t codePoint = raw.chars[i];
-            text.append(QString::fromUcs4(&codePoint, 1));
-        }
+        for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && raw.chars[i]; ++i)
+            TerminalLine::appendCodePoint(text, raw.chars[i]);
     }
     while (text.endsWith(QLatin1Char(' ')))
         text.chop(1);

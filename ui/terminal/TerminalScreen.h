@@ -1,23 +1,25 @@
 #pragma once
 
 #include "TerminalCell.h"
+#include "TerminalGrid.h"
 #include "TerminalKeys.h"
+#include "TerminalLine.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
 #include <QObject>
 #include <QPoint>
 #include <QString>
-#include <deque>
+#include <memory>
 #include <vector>
 #include <vterm.h>
 
 namespace sbw {
 
-/// The terminal's state without any painting: libvterm parses the program's output into a
-/// grid of cells (main and alternate screen), this class keeps the scrollback (lines pushed
-/// off the top of the main screen), the cursor and the title, and turns keys and pastes into
-/// the bytes the program reads.
+/// The terminal's state without any painting: libvterm parses the program's output, a
+/// TerminalGrid keeps the cells (main and alternate screen), this class keeps the scrollback
+/// (lines pushed off the top of the main screen, as TerminalLine), the cursor and the title,
+/// and turns keys and pastes into the bytes the program reads.
 ///
 /// Rows and columns count from 0. "Lines" number the whole history: line 0 is the oldest
 /// scrollback line, line scrollbackCount() is the top row of the screen.
@@ -26,7 +28,7 @@ namespace sbw {
 /// on it only through selection callbacks, and none are registered), set a window title (OSC 0/2
 /// only emit titleChanged() with a sanitised, capped text for a tab label), open files or URLs (no
 /// such sequence is acted on).
-class TerminalScreen : public QObject
+class TerminalScreen : public QObject, private TerminalGrid::Listener
 {
     Q_OBJECT
 
@@ -45,7 +47,7 @@ public:
     int cols() const { return m_cols; }
     int rows() const { return m_rows; }
 
-    int scrollbackCount() const { return int(m_scrollback.size()); }
+    int scrollbackCount() const { return m_scrollbackCount; }
 
     /// Cell of the visible screen (row < rows(), col < cols()).
     TerminalCell cell(int row, int col) const;
@@ -90,19 +92,36 @@ Q_SIGNALS:
     void bell();
 
 private:
-    using Line = std::vector<VTermScreenCell>;
     struct Callbacks;
+
+    // TerminalGrid::Listener
+    void pushLine(const VTermScreenCell* cells, int cols) override;
+    bool popLine(VTermScreenCell* cells, int cols) override;
+    void cursorMoved(VTermPos pos, bool visible) override;
+    void propertyChanged(VTermProp prop, const VTermValue& value) override;
+    void bellRang() override;
+    void damaged() override;
 
     TerminalCell decode(const VTermScreenCell& cell) const;
     VTermScreenCell screenCell(int row, int col) const;
+    /// Scrollback line `i` (0 = oldest, < scrollbackCount()).
+    const TerminalLine& scrollbackAt(int i) const
+    {
+        return m_scrollback[(size_t(m_scrollbackFirst) + size_t(i)) % m_scrollback.size()];
+    }
+    void pushScrollback(const VTermScreenCell* cells, int cols);
     /// Emits outputReady() and changed() for what the last call produced.
     void flushOutput();
 
     VTerm* m_vt = nullptr;
-    VTermScreen* m_screen = nullptr;
+    std::unique_ptr<TerminalGrid> m_grid;
     int m_cols = 0;
     int m_rows = 0;
-    std::deque<Line> m_scrollback;
+    /// A ring of at most kScrollbackLines lines, the oldest at m_scrollbackFirst; slots are
+    /// overwritten in place once it is full.
+    std::vector<TerminalLine> m_scrollback;
+    int m_scrollbackFirst = 0;
+    int m_scrollbackCount = 0;
     QPoint m_cursor;
     bool m_cursorVisible = true;
     bool m_altScreen = false;

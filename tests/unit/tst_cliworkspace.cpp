@@ -1,0 +1,65 @@
+// `sbw ws` on libvirt's test driver: every subcommand that takes a workspace name says the
+// same line and exits with the same status when there is no workspace of that name.
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+class TestCliWorkspace : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_home;
+
+    struct Result
+    {
+        int exitCode = -1;
+        QByteArray out;
+        QByteArray err;
+    };
+
+    Result sbwWs(const QStringList& arguments)
+    {
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
+        process.setProcessEnvironment(env);
+        // ws SUBCOMMAND --connect URI ARGS...: before a `--` that ends the options
+        process.start(QStringLiteral(SBW_CLI_PATH), QStringList{QStringLiteral("ws"), arguments.first(),
+                                                                QStringLiteral("--connect"),
+                                                                QStringLiteral("test:///default")} +
+                                                        arguments.mid(1));
+        process.closeWriteChannel();
+        if (!process.waitForFinished(30000))
+            process.kill();
+        return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+    }
+
+private Q_SLOTS:
+    void unknownWorkspaceIsOneLineAndOneStatus_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        const QString name = QStringLiteral("ghost");
+        QTest::newRow("start") << QStringList{QStringLiteral("start"), name};
+        QTest::newRow("pause") << QStringList{QStringLiteral("pause"), name};
+        QTest::newRow("stop") << QStringList{QStringLiteral("stop"), name};
+        QTest::newRow("exec") << QStringList{QStringLiteral("exec"), name, QStringLiteral("--"), QStringLiteral("true")};
+        QTest::newRow("checkpoint") << QStringList{QStringLiteral("checkpoint"), name, QStringLiteral("--list")};
+        QTest::newRow("rm") << QStringList{QStringLiteral("rm"), name, QStringLiteral("--yes")};
+        QTest::newRow("env list") << QStringList{QStringLiteral("env"), name, QStringLiteral("list")};
+        QTest::newRow("env set") << QStringList{QStringLiteral("env"), name, QStringLiteral("set"), QStringLiteral("A=1")};
+        QTest::newRow("env unset") << QStringList{QStringLiteral("env"), name, QStringLiteral("unset"), QStringLiteral("A")};
+    }
+
+    void unknownWorkspaceIsOneLineAndOneStatus()
+    {
+        QFETCH(QStringList, arguments);
+        const Result r = sbwWs(arguments);
+        QCOMPARE(r.err, QByteArray("sbw: error: no workspace named 'ghost'\n"));
+        QCOMPARE(r.out, QByteArray());
+        QCOMPARE(r.exitCode, 125);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliWorkspace)
+#include "tst_cliworkspace.moc"
