@@ -14,7 +14,7 @@ cmake --preset default >/dev/null
 cmake --build --preset default
 echo "==> [4/5] guest image"
 packaging/guest/build-image.sh minimal
-echo "==> [5/5] MCP test client (official TypeScript SDK, versions pinned by tests/mcp/package-lock.json)"
+echo "==> [5/5] MCP test client and conformance suite (official TypeScript SDK and @modelcontextprotocol/conformance, versions pinned by tests/mcp/package-lock.json)"
 if ! command -v npm >/dev/null; then
     # Debian's nodejs comes without npm (Node.js from NodeSource has it built in).
     sudo=()

@@ -1,8 +1,8 @@
 // `sbw log` on a command log in a temporary data folder ($XDG_DATA_HOME).
 
+#include "CliProcess.h"
 #include "CommandLog.h"
 
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -16,22 +16,9 @@ class TestCliLog : public QObject
     qint64 m_failed = 0;
     qint64 m_waitMs = 0; ///< the approval row's wait
 
-    struct Result
+    sbw::test::CliResult sbw(const QStringList& arguments)
     {
-        int exitCode = -1;
-        QByteArray out;
-        QByteArray err;
-    };
-
-    Result sbw(const QStringList& arguments)
-    {
-        QProcess process;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
-        process.setProcessEnvironment(env);
-        process.start(QStringLiteral(SBW_CLI_PATH), QStringList{QStringLiteral("log")} + arguments);
-        process.waitForFinished(30000);
-        return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+        return sbw::test::runCli(QStringLiteral(SBW_CLI_PATH), m_home.path(), QStringList{QStringLiteral("log")} + arguments);
     }
 
 private Q_SLOTS:
@@ -72,7 +59,7 @@ private Q_SLOTS:
 
     void tableIsNewestFirstAndEscaped()
     {
-        const Result r = sbw({});
+        const sbw::test::CliResult r = sbw({});
         QCOMPARE(r.exitCode, 0);
         const QList<QByteArray> lines = r.out.split('\n');
         QCOMPARE(lines.size(), 5);
@@ -84,7 +71,7 @@ private Q_SLOTS:
 
     void tableColumnsStayAlignedWithLongNames()
     {
-        const Result r = sbw({});
+        const sbw::test::CliResult r = sbw({});
         QCOMPARE(r.exitCode, 0);
         const QStringList lines = QString::fromUtf8(r.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 4);
@@ -112,7 +99,7 @@ private Q_SLOTS:
 
     void filtersAndFormats()
     {
-        Result r = sbw({QStringLiteral("--sandbox"), QStringLiteral("ws1"), QStringLiteral("--json")});
+        sbw::test::CliResult r = sbw({QStringLiteral("--sandbox"), QStringLiteral("ws1"), QStringLiteral("--json")});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(r.out.count('\n'), 1);
         QVERIFY(r.out.contains("\"command\":\"echo hi\""));
@@ -124,7 +111,7 @@ private Q_SLOTS:
 
     void outputIsPrintedByteForByte()
     {
-        const Result r = sbw({QStringLiteral("--output"), QString::number(m_failed), QStringLiteral("--stream"),
+        const sbw::test::CliResult r = sbw({QStringLiteral("--output"), QString::number(m_failed), QStringLiteral("--stream"),
                               QStringLiteral("stderr")});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(r.out, QByteArray("\x1b[2J\xff", 5));
@@ -136,7 +123,7 @@ private Q_SLOTS:
                                              QStringList{QStringLiteral("--json"), QStringLiteral("--csv")},
                                              QStringList{QStringLiteral("--limit"), QStringLiteral("0")},
                                              QStringList{QStringLiteral("extra")}}) {
-            const Result r = sbw(arguments);
+            const sbw::test::CliResult r = sbw(arguments);
             QCOMPARE(r.exitCode, 2);
             QVERIFY2(r.err.startsWith("sbw: ") && r.err.contains("sbw log --help"), r.err);
         }

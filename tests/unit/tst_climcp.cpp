@@ -1,8 +1,9 @@
 // `sbw mcp` and `sbw serve` refuse a policy file given with --policy that is missing or
 // unreadable: one line on stderr naming the file, exit status 125, nothing served.
 
+#include "CliProcess.h"
+
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -12,24 +13,9 @@ class TestCliMcp : public QObject
 
     QTemporaryDir m_home;
 
-    struct Result
+    sbw::test::CliResult sbw(const QStringList& arguments)
     {
-        int exitCode = -1;
-        QByteArray out;
-        QByteArray err;
-    };
-
-    Result sbw(const QStringList& arguments)
-    {
-        QProcess process;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
-        process.setProcessEnvironment(env);
-        process.start(QStringLiteral(SBW_CLI_PATH), arguments);
-        process.closeWriteChannel(); // `sbw mcp` would serve until stdin ends
-        if (!process.waitForFinished(30000))
-            process.kill();
-        return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+        return sbw::test::runCli(QStringLiteral(SBW_CLI_PATH), m_home.path(), arguments);
     }
 
 private Q_SLOTS:
@@ -56,7 +42,7 @@ private Q_SLOTS:
         QFETCH(QStringList, command);
         QFETCH(QString, file);
         QFETCH(QString, error);
-        const Result r = sbw(command + QStringList{QStringLiteral("--policy"), file});
+        const sbw::test::CliResult r = sbw(command + QStringList{QStringLiteral("--policy"), file});
         QCOMPARE(r.exitCode, 125);
         QCOMPARE(r.out, QByteArray());
         QVERIFY2(QString::fromUtf8(r.err).startsWith(error), r.err.constData());

@@ -1,7 +1,8 @@
 // `sbw ws` on libvirt's test driver: every subcommand that takes a workspace name says the
 // same line and exits with the same status when there is no workspace of that name.
 
-#include <QProcess>
+#include "CliProcess.h"
+
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -11,28 +12,12 @@ class TestCliWorkspace : public QObject
 
     QTemporaryDir m_home;
 
-    struct Result
+    /// `sbw ws SUBCOMMAND --connect test:///default ARGS...` (the options before a `--` in ARGS).
+    sbw::test::CliResult sbwWs(const QStringList& arguments)
     {
-        int exitCode = -1;
-        QByteArray out;
-        QByteArray err;
-    };
-
-    Result sbwWs(const QStringList& arguments)
-    {
-        QProcess process;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
-        process.setProcessEnvironment(env);
-        // ws SUBCOMMAND --connect URI ARGS...: before a `--` that ends the options
-        process.start(QStringLiteral(SBW_CLI_PATH), QStringList{QStringLiteral("ws"), arguments.first(),
-                                                                QStringLiteral("--connect"),
-                                                                QStringLiteral("test:///default")} +
-                                                        arguments.mid(1));
-        process.closeWriteChannel();
-        if (!process.waitForFinished(30000))
-            process.kill();
-        return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+        return sbw::test::runCli(QStringLiteral(SBW_CLI_PATH), m_home.path(),
+                                 QStringList{QStringLiteral("ws"), arguments.first(), QStringLiteral("--connect"),
+                                             QStringLiteral("test:///default")} + arguments.mid(1));
     }
 
 private Q_SLOTS:
@@ -54,7 +39,7 @@ private Q_SLOTS:
     void unknownWorkspaceIsOneLineAndOneStatus()
     {
         QFETCH(QStringList, arguments);
-        const Result r = sbwWs(arguments);
+        const sbw::test::CliResult r = sbwWs(arguments);
         QCOMPARE(r.err, QByteArray("sbw: error: no workspace named 'ghost'\n"));
         QCOMPARE(r.out, QByteArray());
         QCOMPARE(r.exitCode, 125);

@@ -13,7 +13,40 @@
 
 #include <thread>
 
+#include <csignal>
+#include <cstdio>
+#include <unistd.h>
+
 using namespace sbw;
+
+namespace {
+
+/// The test binary run with this argument and a log path is a workbench process that begins
+/// one action (sandbox "ws-crash", `make test` by agent "crash-agent"), says "begun" on stdout
+/// and then waits to be killed.
+constexpr char kBeginAndHang[] = "--begin-action-and-hang";
+
+int beginActionAndHang(const QString& path)
+{
+    auto log = CommandLog::open(path);
+    if (!log) {
+        std::fprintf(stderr, "%s\n", qPrintable(log.error().message));
+        return 1;
+    }
+    ActionStart start;
+    start.sandbox = QStringLiteral("ws-crash");
+    start.actor = {Actor::Kind::Agent, QStringLiteral("crash-agent")};
+    start.command = QStringLiteral("make test");
+    start.workdir = QStringLiteral("/root/project");
+    LoggedAction action(log.value(), start);
+    action.output(OutputStream::Stdout, "half of the output");
+    std::fputs("begun\n", stdout);
+    std::fflush(stdout);
+    for (;;)
+        ::pause();
+}
+
+} // namespace
 
 class TestCommandLog : public QObject
 {
@@ -196,6 +229,46 @@ private Q_SLOTS:
         QCOMPARE(log->row(live)->outcome, Outcome::Running); // its process (this one) still runs
     }
 
+    /// A workbench process killed with SIGKILL between the start and the end of an action: the
+    /// row it began is in the store, running while the process lives and interrupted once the
+    /// log is opened after its death.
+    void aRowOfAProcessKilledMidActionIsThereMarkedInterrupted()
+    {
+        const LogFilter crashed{QStringLiteral("ws-crash"), {}, {}, {}};
+        QProcess child;
+        child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        child.start(QCoreApplication::applicationFilePath(), {QLatin1String(kBeginAndHang), dbPath()});
+        QVERIFY(child.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(child.canReadLine() || child.state() == QProcess::NotRunning, 30000);
+        QCOMPARE(child.readLine(), QByteArray("begun\n"));
+
+        // Another process opening the log meanwhile sees the row running and leaves it so.
+        const ActionRecord begun = openLog()->rows(crashed).value().value(0);
+        QCOMPARE(begun.outcome, Outcome::Running);
+        QCOMPARE(begun.command, QStringLiteral("make test"));
+
+        QCOMPARE(::kill(pid_t(child.processId()), SIGKILL), 0);
+        QVERIFY(child.waitForFinished(10000));
+        QCOMPARE(child.exitStatus(), QProcess::CrashExit);
+
+        auto log = openLog();
+        const QList<ActionRecord> rows = log->rows(crashed).value();
+        QCOMPARE(rows.size(), 1);
+        const ActionRecord& row = rows.first();
+        QCOMPARE(row.id, begun.id);
+        QCOMPARE(row.outcome, Outcome::Interrupted);
+        QCOMPARE(outcomeName(row.outcome), QStringLiteral("interrupted"));
+        QCOMPARE(row.error, QStringLiteral("the workbench ended while this action ran"));
+        QCOMPARE(row.command, QStringLiteral("make test"));
+        QCOMPARE(row.workdir, QStringLiteral("/root/project"));
+        QCOMPARE(row.actor.kind, Actor::Kind::Agent);
+        QCOMPARE(row.actor.name, QStringLiteral("crash-agent"));
+        QCOMPARE(row.started, begun.started);
+        QVERIFY(!row.ended.isValid());
+        QCOMPARE(row.durationMs, qint64(-1));
+        QVERIFY(!row.exitStatus && !row.signal);
+    }
+
     void filtersAndNewestFirst()
     {
         auto log = openLog();
@@ -345,5 +418,13 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCommandLog)
+int main(int argc, char* argv[])
+{
+    QCoreApplication app(argc, argv);
+    if (argc == 3 && qstrcmp(argv[1], kBeginAndHang) == 0)
+        return beginActionAndHang(QString::fromLocal8Bit(argv[2]));
+    TestCommandLog test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_commandlog.moc"
