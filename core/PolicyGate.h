@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ActionGate.h"
+#include "ApprovalQueue.h" // QPointer<ApprovalQueue> needs the complete type
 #include "Policy.h"
 
 #include <QPointer>
@@ -10,7 +11,6 @@
 
 namespace sbw {
 
-class ApprovalQueue;
 class CommandLog;
 struct ActionEnd;
 struct ActionStart;

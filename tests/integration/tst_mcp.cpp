@@ -10,10 +10,12 @@
 #include "Workspace.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
@@ -43,6 +45,45 @@ QString text(const QJsonObject& result)
 QJsonObject call(const QString& tool, const QJsonObject& arguments)
 {
     return {{QStringLiteral("call"), tool}, {QStringLiteral("arguments"), arguments}};
+}
+
+/// list_workspaces' entry for `name` in `result`; empty when it is not listed.
+QJsonObject listedWorkspace(const QJsonObject& result, const QString& name)
+{
+    for (const QJsonValue& entry : structured(result).value(QLatin1String("workspaces")).toArray())
+        if (entry.toObject().value(QLatin1String("name")).toString() == name)
+            return entry.toObject();
+    return {};
+}
+
+/// What list_workspaces shows of the test's workspace (made with 256 MiB, other settings
+/// default) in `state`.
+QJsonObject workspaceEntry(const QString& state)
+{
+    return {{QStringLiteral("name"), kWorkspace}, {QStringLiteral("state"), state},
+            {QStringLiteral("memory_mib"), 256},  {QStringLiteral("vcpus"), 1},
+            {QStringLiteral("disk_gib"), 4},      {QStringLiteral("network"), QStringLiteral("none")}};
+}
+
+/// list_files' entries in `result` by name. "modified" (the guest's clock) is dropped when it
+/// is a valid ISO 8601 time, so that a comparison shows a bad one.
+QMap<QString, QJsonObject> listedFiles(const QJsonObject& result)
+{
+    QMap<QString, QJsonObject> entries;
+    for (const QJsonValue& value : structured(result).value(QLatin1String("entries")).toArray()) {
+        QJsonObject entry = value.toObject();
+        if (QDateTime::fromString(entry.value(QLatin1String("modified")).toString(), Qt::ISODate).isValid())
+            entry.remove(QStringLiteral("modified"));
+        entries.insert(entry.value(QLatin1String("name")).toString(), entry);
+    }
+    return entries;
+}
+
+/// A list_files entry as listedFiles() keeps it.
+QJsonObject fileEntry(const QString& name, const QString& type, qint64 size, const QString& mode)
+{
+    return {{QStringLiteral("name"), name}, {QStringLiteral("type"), type}, {QStringLiteral("size"), size},
+            {QStringLiteral("mode"), mode}};
 }
 
 } // namespace
@@ -105,7 +146,7 @@ class TestMcp : public QObject
             request.setRawHeader(name, value);
         QNetworkReply* reply = network.post(
             request, QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}})"));
-        QTest::qWaitFor([reply] { return reply->isFinished(); }, 10000);
+        (void)QTest::qWaitFor([reply] { return reply->isFinished(); }, 10000);
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         delete reply;
         return status;
@@ -169,6 +210,7 @@ private Q_SLOTS:
         const QList<QJsonObject> results = client(
             http(),
             {QJsonObject{{QStringLiteral("list"), true}},
+             call(QStringLiteral("list_workspaces"), {}),
              call(QStringLiteral("create_workspace"), {{QStringLiteral("name"), kWorkspace}, {QStringLiteral("memory_mib"), 256}}),
              call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
                                           {QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"),
@@ -184,6 +226,10 @@ private Q_SLOTS:
                                                {QStringLiteral("path"), QStringLiteral("/root/note.txt")}}),
              call(QStringLiteral("list_files"), {{QStringLiteral("workspace"), kWorkspace}}),
              call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
+                                          {QStringLiteral("command"), QStringLiteral("mkdir -p listing/sub && printf 12345 > listing/five.txt && "
+                                                                                     ": > listing/empty && ln -s five.txt listing/link")}}),
+             call(QStringLiteral("list_files"), {{QStringLiteral("workspace"), kWorkspace}, {QStringLiteral("path"), QStringLiteral("/root/listing")}}),
+             call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
                                           {QStringLiteral("command"), QStringLiteral("echo forbidden")}}),
              call(QStringLiteral("exec"), {{QStringLiteral("workspace"), QStringLiteral("no-such-ws")},
                                           {QStringLiteral("command"), QStringLiteral("true")}}),
@@ -191,43 +237,60 @@ private Q_SLOTS:
                                           {QStringLiteral("command"), QStringLiteral("sleep 30")},
                                           {QStringLiteral("timeout"), 1}}),
              call(QStringLiteral("list_workspaces"), {})});
-        QCOMPARE(results.size(), 11);
+        QCOMPARE(results.size(), 14);
 
         QCOMPARE(results[0].value(QLatin1String("tools")).toArray(),
                  QJsonArray::fromStringList({"run_code", "list_workspaces", "create_workspace", "exec", "read_file",
                                              "write_file", "list_files", "pause", "resume", "checkpoint"}));
         QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(), qPrintable(text(results[1])));
-        QCOMPARE(structured(results[1]).value(QLatin1String("workspace")).toString(), kWorkspace);
-
-        const QJsonObject status = structured(results[2]);
+        QCOMPARE(listedWorkspace(results[1], kWorkspace), QJsonObject());
         QVERIFY2(!results[2].value(QLatin1String("isError")).toBool(), qPrintable(text(results[2])));
+        // create_workspace returns once the domain boots; the guest agent is not up yet.
+        QCOMPARE(structured(results[2]),
+                 (QJsonObject{{QStringLiteral("workspace"), kWorkspace}, {QStringLiteral("state"), QStringLiteral("starting")}}));
+
+        const QJsonObject status = structured(results[3]);
+        QVERIFY2(!results[3].value(QLatin1String("isError")).toBool(), qPrintable(text(results[3])));
         QCOMPARE(status.value(QLatin1String("stdout")).toString(), QStringLiteral("out\n"));
         QCOMPARE(status.value(QLatin1String("stderr")).toString(), QStringLiteral("err\n"));
         QCOMPARE(status.value(QLatin1String("exit_status")).toInt(), 3);
         QVERIFY(status.value(QLatin1String("signal")).isNull());
-        QCOMPARE(structured(results[3]).value(QLatin1String("stdout")).toString(), QStringLiteral("/tmp\nhi there\n"));
+        QCOMPARE(structured(results[4]).value(QLatin1String("stdout")).toString(), QStringLiteral("/tmp\nhi there\n"));
 
-        QCOMPARE(structured(results[4]).value(QLatin1String("size")).toInt(), content.size());
-        const QJsonObject read = structured(results[5]);
+        QCOMPARE(structured(results[5]).value(QLatin1String("size")).toInt(), content.size());
+        const QJsonObject read = structured(results[6]);
         QCOMPARE(read.value(QLatin1String("encoding")).toString(), QStringLiteral("utf-8"));
         QCOMPARE(read.value(QLatin1String("content")).toString().toUtf8(), content);
-        QStringList names;
-        for (const QJsonValue& entry : structured(results[6]).value(QLatin1String("entries")).toArray())
-            names << entry.toObject().value(QLatin1String("name")).toString();
-        QVERIFY2(names.contains(QStringLiteral("note.txt")), qPrintable(names.join(QLatin1Char(' '))));
 
-        QCOMPARE(results[7].value(QLatin1String("isError")).toBool(), true);
-        QCOMPARE(text(results[7]), QStringLiteral("denied: denied by policy rule 1 (exec \"*forbidden*\")"));
-        QCOMPARE(results[8].value(QLatin1String("isError")).toBool(), true);
-        QVERIFY2(text(results[8]).contains(QLatin1String("no-such-ws")), qPrintable(text(results[8])));
-        QCOMPARE(results[9].value(QLatin1String("isError")).toBool(), true);
-        QCOMPARE(text(results[9]), QStringLiteral("timed out after 1 s: the command was killed"));
-        QCOMPARE(structured(results[9]).value(QLatin1String("timed_out")).toBool(), true);
-        const QJsonArray workspaces = structured(results[10]).value(QLatin1String("workspaces")).toArray();
-        QVERIFY(std::any_of(workspaces.begin(), workspaces.end(), [](const QJsonValue& ws) {
-            return ws.toObject().value(QLatin1String("name")).toString() == kWorkspace &&
-                   ws.toObject().value(QLatin1String("state")).toString() == QLatin1String("running");
-        }));
+        // list_files: /root by default, then a folder with one entry of each kind.
+        QVERIFY2(!results[7].value(QLatin1String("isError")).toBool(), qPrintable(text(results[7])));
+        QCOMPARE(structured(results[7]).value(QLatin1String("path")).toString(), QStringLiteral("/root"));
+        const QMap<QString, QJsonObject> root = listedFiles(results[7]);
+        QCOMPARE(root.value(QStringLiteral("note.txt")), fileEntry(QStringLiteral("note.txt"), QStringLiteral("file"), content.size(), QStringLiteral("0644")));
+        QCOMPARE(structured(results[8]).value(QLatin1String("exit_status")).toInt(), 0);
+        QVERIFY2(!results[9].value(QLatin1String("isError")).toBool(), qPrintable(text(results[9])));
+        QCOMPARE(structured(results[9]).value(QLatin1String("path")).toString(), QStringLiteral("/root/listing"));
+        QMap<QString, QJsonObject> listing = listedFiles(results[9]);
+        QCOMPARE(listing.keys(), QStringList({"empty", "five.txt", "link", "sub"}));
+        QCOMPARE(listing[QStringLiteral("empty")], fileEntry(QStringLiteral("empty"), QStringLiteral("file"), 0, QStringLiteral("0644")));
+        QCOMPARE(listing[QStringLiteral("five.txt")], fileEntry(QStringLiteral("five.txt"), QStringLiteral("file"), 5, QStringLiteral("0644")));
+        // A symlink is listed, not followed: its size is that of its target's name.
+        QCOMPARE(listing[QStringLiteral("link")], fileEntry(QStringLiteral("link"), QStringLiteral("symlink"), 8, QStringLiteral("0777")));
+        QJsonObject sub = listing[QStringLiteral("sub")];
+        sub.remove(QStringLiteral("size")); // the file system's
+        QCOMPARE(sub, (QJsonObject{{QStringLiteral("name"), QStringLiteral("sub")},
+                                   {QStringLiteral("type"), QStringLiteral("directory")},
+                                   {QStringLiteral("mode"), QStringLiteral("0755")}}));
+
+        QCOMPARE(results[10].value(QLatin1String("isError")).toBool(), true);
+        QCOMPARE(text(results[10]), QStringLiteral("denied: denied by policy rule 1 (exec \"*forbidden*\")"));
+        QCOMPARE(results[11].value(QLatin1String("isError")).toBool(), true);
+        QVERIFY2(text(results[11]).contains(QLatin1String("no-such-ws")), qPrintable(text(results[11])));
+        QCOMPARE(results[12].value(QLatin1String("isError")).toBool(), true);
+        QCOMPARE(text(results[12]), QStringLiteral("timed out after 1 s: the command was killed"));
+        QCOMPARE(structured(results[12]).value(QLatin1String("timed_out")).toBool(), true);
+        QVERIFY2(!results[13].value(QLatin1String("isError")).toBool(), qPrintable(text(results[13])));
+        QCOMPARE(listedWorkspace(results[13], kWorkspace), workspaceEntry(QStringLiteral("running")));
     }
 
     /// The agent sends a CSV and a binary file; the script reads them and writes out/result.txt,
@@ -321,22 +384,31 @@ print(total)
                       call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
                                                    {QStringLiteral("argv"), QJsonArray{QStringLiteral("cat"), QStringLiteral("/root/note.txt")}}}),
                       call(QStringLiteral("pause"), {{QStringLiteral("workspace"), kWorkspace}}),
+                      call(QStringLiteral("list_workspaces"), {}),
                       call(QStringLiteral("resume"), {{QStringLiteral("workspace"), kWorkspace}}),
                       call(QStringLiteral("checkpoint"), {{QStringLiteral("workspace"), kWorkspace},
                                                          {QStringLiteral("name"), QStringLiteral("c1")}}),
                       call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
                                                    {QStringLiteral("argv"), QJsonArray{QStringLiteral("echo"), QStringLiteral("forbidden")}}})});
-        QCOMPARE(results.size(), 7);
+        QCOMPARE(results.size(), 8);
         QCOMPARE(results[0].value(QLatin1String("tools")).toArray().size(), 10);
         QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(), qPrintable(text(results[1])));
         QCOMPARE(structured(results[1]).value(QLatin1String("stdout")).toString(), QStringLiteral("42\n"));
         QCOMPARE(structured(results[2]).value(QLatin1String("stdout")).toString(),
                  QStringLiteral("héllo\n\tbytes \x01 as written\n"));
-        QCOMPARE(structured(results[3]).value(QLatin1String("state")).toString(), QStringLiteral("paused"));
-        QCOMPARE(structured(results[4]).value(QLatin1String("state")).toString(), QStringLiteral("running"));
-        QVERIFY2(!results[5].value(QLatin1String("isError")).toBool(), qPrintable(text(results[5])));
-        QCOMPARE(structured(results[5]).value(QLatin1String("checkpoint")).toString(), QStringLiteral("c1"));
-        QCOMPARE(text(results[6]), QStringLiteral("denied: denied by policy rule 1 (exec \"*forbidden*\")"));
+        QCOMPARE(structured(results[3]),
+                 (QJsonObject{{QStringLiteral("workspace"), kWorkspace}, {QStringLiteral("state"), QStringLiteral("paused")}}));
+        QCOMPARE(listedWorkspace(results[4], kWorkspace), workspaceEntry(QStringLiteral("paused")));
+        QCOMPARE(structured(results[5]),
+                 (QJsonObject{{QStringLiteral("workspace"), kWorkspace}, {QStringLiteral("state"), QStringLiteral("running")}}));
+        QVERIFY2(!results[6].value(QLatin1String("isError")).toBool(), qPrintable(text(results[6])));
+        const QJsonObject checkpoint = structured(results[6]);
+        QCOMPARE(checkpoint.value(QLatin1String("workspace")).toString(), kWorkspace);
+        QCOMPARE(checkpoint.value(QLatin1String("checkpoint")).toString(), QStringLiteral("c1"));
+        const QDateTime created = QDateTime::fromString(checkpoint.value(QLatin1String("created")).toString(), Qt::ISODate);
+        QVERIFY2(created.isValid() && qAbs(created.secsTo(QDateTime::currentDateTimeUtc())) < 600,
+                 qPrintable(checkpoint.value(QLatin1String("created")).toString()));
+        QCOMPARE(text(results[7]), QStringLiteral("denied: denied by policy rule 1 (exec \"*forbidden*\")"));
     }
 
     void everyCallIsALogRow()
@@ -350,8 +422,19 @@ print(total)
         int denied = 0;
         int runs = 0;
         int runsWithFiles = 0;
+        QStringList lifecycle;
+        QStringList listings;
         for (const sbw::ActionRecord& row : rows.value()) {
             QCOMPARE(row.actor.display(), QStringLiteral("agent (sbw-test-client)"));
+            // Oldest first: "create mcp-test", "list /root", ...
+            const QString summary = sbw::actionKindName(row.kind) + QLatin1Char(' ') +
+                                    (row.command.isEmpty() ? row.sandbox : row.command) + QLatin1Char(' ') +
+                                    sbw::outcomeName(row.outcome);
+            if (row.kind == sbw::ActionKind::Create || row.kind == sbw::ActionKind::Pause ||
+                row.kind == sbw::ActionKind::Resume || row.kind == sbw::ActionKind::Checkpoint)
+                lifecycle.prepend(summary);
+            if (row.kind == sbw::ActionKind::List)
+                listings.prepend(summary);
             if (row.kind == sbw::ActionKind::Exec && row.outcome == sbw::Outcome::Denied) {
                 ++denied;
                 QCOMPARE(row.error, QStringLiteral("denied by policy rule 1 (exec \"*forbidden*\")"));
@@ -368,6 +451,11 @@ print(total)
                 QCOMPARE(sbw::artifactsIn(row.artifactsDir).size(), 3);
             }
         }
+        QCOMPARE(lifecycle, QStringList({"create mcp-test succeeded", "pause mcp-test succeeded",
+                                         "resume mcp-test succeeded", "checkpoint c1 succeeded"}));
+        // list_workspaces has neither workspace nor command; list_files logs the folder.
+        QCOMPARE(listings, QStringList({"list  succeeded", "list /root succeeded", "list /root/listing succeeded",
+                                        "list  succeeded", "list  succeeded"}));
         QCOMPARE(denied, 2);
         QCOMPARE(runs, 1);
         QCOMPARE(runsWithFiles, 1);
