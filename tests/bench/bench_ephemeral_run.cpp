@@ -8,7 +8,8 @@
 // bench_ephemeral_run [REPETITIONS (default 3)] [VCPUS (default: the sandbox default)]. "result" is when the
 // script's outcome is reported (RunCallbacks::onResult); "VM gone" when the domain and its
 // overlay have been removed. For the breakdown it also times, on one booted sandbox, an exec
-// round trip (`true`) and a Python start (`python3 -c pass`).
+// round trip (`true`) and a Python start (`python3 -c pass`), the first one after boot
+// (cold page cache) and warm ones.
 
 #include "DataPaths.h"
 #include "EphemeralRun.h"
@@ -119,10 +120,11 @@ int main(int argc, char* argv[])
                     (long long)result.back(), (long long)gone.back());
     }
 
-    qint64 execTrue = -1, pythonStart = -1;
+    qint64 execTrue = -1, pythonCold = -1, pythonStart = -1;
     sbw::SandboxOptions warmOptions;
     warmOptions.vcpus = vcpus;
     if (auto sandbox = sbw::Sandbox::start(connection, warmOptions); sandbox && sandbox.value()->waitReady(nullptr)) {
+        pythonCold = execMs(sandbox.value()->session(), "exec python3 -c pass", 1);
         execTrue = execMs(sandbox.value()->session(), "true", 5);
         pythonStart = execMs(sandbox.value()->session(), "exec python3 -c pass", 3);
     }
@@ -137,7 +139,8 @@ int main(int argc, char* argv[])
     std::printf("  workbench run → result          %6lld ms\n", (long long)resultMedian);
     std::printf("  workbench run → VM gone         %6lld ms\n", (long long)median(gone));
     std::printf("  exec round trip (true)          %6lld ms\n", (long long)execTrue);
-    std::printf("  python3 -c pass in the guest    %6lld ms\n", (long long)pythonStart);
+    std::printf("  first python3 -c pass after boot %5lld ms\n", (long long)pythonCold);
+    std::printf("  python3 -c pass, warm           %6lld ms\n", (long long)pythonStart);
     std::printf("  ratio result / raw boot         %6.2f\n", double(resultMedian) / double(rawMedian));
     std::printf("  result - raw boot               %6lld ms (goal: <= 2000 ms) %s\n",
                 (long long)(resultMedian - rawMedian), resultMedian - rawMedian <= 2000 ? "met" : "NOT met");

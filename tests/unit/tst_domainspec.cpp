@@ -1,6 +1,7 @@
 #include "DomainSpec.h"
 #include "HypervisorConnection.h"
 
+#include <QSet>
 #include <QTest>
 #include <QTimeZone>
 #include <QUuid>
@@ -107,6 +108,40 @@ private Q_SLOTS:
         spec.kind = sbw::DomainSpec::Kind::Workspace;
         QCOMPARE(valueAt(sbw::domainXml(spec), QStringLiteral("domain/devices/disk/driver@cache")),
                  QString());
+    }
+
+    // Every PCI device sits on the root bus (pcie.0), each in a slot of its own, so libvirt adds
+    // no pcie-root-port for it.
+    void pciDevicesSitOnTheRootBus()
+    {
+        sbw::DomainSpec spec = sampleSpec(false);
+        spec.natNetwork = true;
+        QXmlStreamReader reader(sbw::domainXml(spec));
+        QStringList owners;
+        QSet<QString> slots;
+        QStringList stack;
+        while (!reader.atEnd()) {
+            reader.readNext();
+            if (reader.isEndElement())
+                stack.removeLast();
+            if (!reader.isStartElement())
+                continue;
+            stack << reader.name().toString();
+            if (stack.last() != QLatin1String("address"))
+                continue;
+            const auto attributes = reader.attributes();
+            QCOMPARE(attributes.value(QLatin1String("type")), QLatin1String("pci"));
+            QCOMPARE(attributes.value(QLatin1String("bus")), QLatin1String("0x00"));
+            slots.insert(attributes.value(QLatin1String("slot")).toString());
+            owners << stack.at(stack.size() - 2);
+        }
+        std::sort(owners.begin(), owners.end());
+        QCOMPARE(owners, (QStringList{QStringLiteral("controller"), QStringLiteral("disk"),
+                                      QStringLiteral("interface"), QStringLiteral("memballoon"),
+                                      QStringLiteral("rng")}));
+        QCOMPARE(slots.size(), owners.size());
+        QCOMPARE(valueAt(sbw::domainXml(spec), QStringLiteral("domain/devices/controller@type")),
+                 QStringLiteral("virtio-serial"));
     }
 
     void namesAreEscaped()
