@@ -17,13 +17,16 @@ struct Actor
         Person, ///< someone at the workbench window
         Agent,  ///< an MCP client; name = the client's name from its initialize request
         Cli,    ///< the sbw command line
+        /// the workbench on its own, for a reason in `name` (e.g. "approval queue": a
+        /// workspace paused while an action for it waits, see ApprovalPause)
+        Workbench,
     };
     Kind kind = Kind::Person;
     QString name; ///< agent client name, or empty
 
-    static QString kindName(Kind kind);                      ///< "person", "agent", "cli"
+    static QString kindName(Kind kind);                      ///< "person", "agent", "cli", "workbench"
     static std::optional<Kind> kindFromName(const QString& name);
-    QString display() const; ///< "person", "cli", "agent (claude-code)"
+    QString display() const; ///< "person", "cli", "agent (claude-code)", "workbench (approval queue)"
 };
 
 /// What kind of action a command-log row records. The names are stable: they are stored.

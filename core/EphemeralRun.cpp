@@ -6,6 +6,7 @@
 #include "Logging.h"
 #include "RunInputFiles.h"
 #include "SandboxLimits.h"
+#include "SandboxPool.h"
 #include "SftpClient.h"
 
 #include <QElapsedTimer>
@@ -289,16 +290,23 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
         return finish({});
 
     phase(RunPhase::Preparing);
-    auto started = Sandbox::start(connection, options.sandbox);
-    if (!started)
-        return finish(started.error().message);
-    std::unique_ptr<Sandbox> sandbox = std::move(started.value());
+    QElapsedTimer boot;
+    boot.start();
+    std::unique_ptr<Sandbox> sandbox = options.pool ? options.pool->take(options.sandbox) : nullptr;
+    result.preBooted = sandbox != nullptr;
+    if (!sandbox) {
+        auto started = Sandbox::start(connection, options.sandbox);
+        if (!started)
+            return finish(started.error().message);
+        sandbox = std::move(started.value());
+    }
     result.domainName = sandbox->domainName();
     logged.emplace(options.log, runLogStart(options, result.domainName));
     // The run's SFTP session: opened for the input files before the script, else while the
     // script runs (sftpOpening), and used for its out/ folder after it.
     std::optional<Expected<std::unique_ptr<SftpClient>>> sftp;
     std::future<Expected<std::unique_ptr<SftpClient>>> sftpOpening;
+    bool guestReady = result.preBooted;
     const auto destroy = [&] {
         phase(RunPhase::CleaningUp);
         if (sftpOpening.valid()) { // its thread waits on the session: end the session first
@@ -307,16 +315,22 @@ RunResult runEphemeral(HypervisorConnection& connection, const RunOptions& optio
         }
         sftp.reset();
         sandbox.reset();
+        // The next run's sandbox boots now, while this run's result is being read; not after
+        // a guest that never became ready.
+        if (options.pool && guestReady)
+            options.pool->refill(options.sandbox);
     };
 
-    phase(RunPhase::Booting);
-    QElapsedTimer boot;
-    boot.start();
-    if (auto ready = sandbox->waitReady(cancel); !ready) {
-        destroy();
-        return finish(cancelled() ? QString() : ready.error().message);
+    if (!result.preBooted) {
+        phase(RunPhase::Booting);
+        boot.restart();
+        if (auto ready = sandbox->waitReady(cancel); !ready) {
+            destroy();
+            return finish(cancelled() ? QString() : ready.error().message);
+        }
     }
     result.bootMs = boot.elapsed();
+    guestReady = true;
     if (!inputs->isEmpty()) {
         sftp = sandbox->session().openSftp();
         auto uploaded = *sftp ? uploadInputFiles(*sftp->value(), inputs.value(), kRunFolder)

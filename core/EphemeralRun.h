@@ -17,6 +17,7 @@
 namespace sbw {
 
 class CommandLog;
+class SandboxPool;
 
 enum class Language
 {
@@ -54,6 +55,9 @@ struct RunOptions
     /// script as its command and the output kept (CommandLog). Null: not logged.
     std::shared_ptr<CommandLog> log;
     Actor actor; ///< who asked for the run, for the log
+    /// Where a pre-booted sandbox of `sandbox`'s options may come from (SandboxPool::take());
+    /// after the run the pool boots the next one. Null: every run boots its own.
+    SandboxPool* pool = nullptr;
 };
 
 /// Steps of a run, in order; reported as they begin.
@@ -110,7 +114,8 @@ struct RunResult
     /// (ArtifactCollection::note); empty otherwise.
     QString artifactsNote;
     QString domainName;            ///< the libvirt domain used, for logs
-    qint64 bootMs = 0;             ///< domain start → SSH session ready
+    qint64 bootMs = 0;             ///< domain start → SSH session ready (pre-booted: the resume)
+    bool preBooted = false;        ///< the sandbox came from RunOptions::pool
     qint64 wallMs = 0;             ///< script start → script end
     qint64 totalMs = 0;            ///< run() call → result, including clean-up
 

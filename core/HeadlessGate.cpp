@@ -1,5 +1,6 @@
 #include "HeadlessGate.h"
 
+#include "ApprovalPause.h"
 #include "ApprovalQueue.h"
 #include "PolicyGate.h"
 #include "TerminalApprover.h"
@@ -7,12 +8,15 @@
 namespace sbw {
 
 Expected<std::unique_ptr<ActionGate>> makeHeadlessGate(const QString& policyPath, Policy::IfMissing ifMissing,
-                                                       std::shared_ptr<CommandLog> log)
+                                                       std::shared_ptr<CommandLog> log,
+                                                       HypervisorConnection* connection)
 {
     auto policy = Policy::load(policyPath, ifMissing);
     if (!policy)
         return policy.error();
-    auto gate = std::make_unique<PolicyGate>(policy.value(), std::move(log));
+    auto gate = std::make_unique<PolicyGate>(policy.value(), log);
+    if (connection)
+        gate->setApprovalPause(new ApprovalPause(connection, log, gate.get()));
     auto* queue = new ApprovalQueue(gate.get());
     if (auto approver = TerminalApprover::open(queue)) {
         approver.value()->setParent(gate.get());

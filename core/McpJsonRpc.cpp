@@ -29,6 +29,15 @@ QJsonObject errorMessage(const QJsonValue& id, int code, const QString& message)
              QJsonObject{{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}};
 }
 
+QJsonObject errorMessage(const QJsonValue& id, int code, const QString& message, const QJsonObject& data)
+{
+    QJsonObject answer = errorMessage(id, code, message);
+    QJsonObject error = answer.value(QLatin1String("error")).toObject();
+    error.insert(QStringLiteral("data"), data);
+    answer.insert(QStringLiteral("error"), error);
+    return answer;
+}
+
 bool isRequest(const QJsonValue& message)
 {
     const QJsonObject object = message.toObject();

@@ -15,6 +15,7 @@ enum ErrorCode
     kMethodNotFound = -32601,
     kInvalidParams = -32602,  ///< missing or wrong parameters, unknown tool
     kInternalError = -32603,
+    kResourceNotFound = -32002, ///< resources/read of a URI the server does not offer (MCP)
 };
 
 /// MCP protocol revisions the server speaks, newest first; the first is offered to clients
@@ -28,6 +29,8 @@ QString negotiateProtocolVersion(const QString& requested);
 QJsonObject resultMessage(const QJsonValue& id, const QJsonObject& result);
 /// {"jsonrpc":"2.0","id":ID,"error":{"code":CODE,"message":MESSAGE}}; id null when unknown.
 QJsonObject errorMessage(const QJsonValue& id, int code, const QString& message);
+/// The same with the error's `data` member.
+QJsonObject errorMessage(const QJsonValue& id, int code, const QString& message, const QJsonObject& data);
 
 /// A request has a method and an id; a notification a method and no id. Anything else
 /// (responses, malformed messages) is neither.

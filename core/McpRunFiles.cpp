@@ -16,9 +16,6 @@
 namespace sbw::mcp {
 namespace {
 
-/// The guest folder of a run's artifacts, as the URIs of embedded resources name it.
-const QString kOutFolder = QStringLiteral("/root/run/out/");
-
 /// Image types that MCP clients show as images; other files are embedded resources.
 const QStringList kImageTypes{QStringLiteral("image/png"), QStringLiteral("image/jpeg"), QStringLiteral("image/gif"),
                               QStringLiteral("image/webp")};
@@ -168,12 +165,24 @@ QJsonObject runArtifactSchema()
          {QStringLiteral("mime_type"), stringSchema(QStringLiteral("MIME type from the name and content, e.g. image/png, text/csv."))},
          {QStringLiteral("inline"), booleanSchema(QStringLiteral(
                                         "Whether a content block of this result carries the file (files up to 1 MiB, "
-                                        "4 MiB together, in name order)."))}},
+                                        "4 MiB together, in name order)."))},
+         {QStringLiteral("uri"), stringSchema(QStringLiteral(
+                                     "sbw://runs/RUN/out/NAME: read it with resources/read (files up to 16 MiB) "
+                                     "while this server runs."))}},
         {QStringLiteral("path"), QStringLiteral("size_bytes"), QStringLiteral("sha256"), QStringLiteral("mime_type"),
-         QStringLiteral("inline")});
+         QStringLiteral("inline"), QStringLiteral("uri")});
 }
 
-RunArtifactsResult runArtifactsResult(const QList<RunArtifact>& artifacts)
+QString runArtifactUri(const QString& run, const QString& name)
+{
+    QStringList segments;
+    for (const QString& segment : name.split(QLatin1Char('/')))
+        segments << QString::fromLatin1(QUrl::toPercentEncoding(segment));
+    return QStringLiteral("sbw://runs/%1/out/%2").arg(QString::fromLatin1(QUrl::toPercentEncoding(run)),
+                                                       segments.join(QLatin1Char('/')));
+}
+
+RunArtifactsResult runArtifactsResult(const QList<RunArtifact>& artifacts, const QString& run)
 {
     RunArtifactsResult result;
     const QMimeDatabase mimeTypes;
@@ -196,12 +205,17 @@ RunArtifactsResult runArtifactsResult(const QList<RunArtifact>& artifacts)
         const bool hashed = readable && file.error() == QFileDevice::NoError;
         const bool isInline = hashed && small;
         const QString mimeType = mimeTypes.mimeTypeForFileNameAndData(artifact.name, head).name();
+        const QString uri = runArtifactUri(run, artifact.name);
         result.list.append(QJsonObject{
             {QStringLiteral("path"), QStringLiteral("out/") + artifact.name},
             {QStringLiteral("size_bytes"), artifact.size},
             {QStringLiteral("sha256"), hashed ? QString::fromLatin1(sha256.result().toHex()) : QString()},
             {QStringLiteral("mime_type"), mimeType},
-            {QStringLiteral("inline"), isInline}});
+            {QStringLiteral("inline"), isInline},
+            {QStringLiteral("uri"), uri}});
+        result.resources.append({uri, QStringLiteral("out/") + artifact.name,
+                                 QStringLiteral("written by run_code in the microVM %1").arg(run), mimeType,
+                                 artifact.size, artifact.hostPath});
         if (!isInline)
             continue;
         inlineBytes += bytes.size();
@@ -211,9 +225,7 @@ RunArtifactsResult runArtifactsResult(const QList<RunArtifact>& artifacts)
                                               {QStringLiteral("mimeType"), mimeType}});
             continue;
         }
-        QJsonObject resource{
-            {QStringLiteral("uri"), QUrl::fromLocalFile(kOutFolder + artifact.name).toString(QUrl::FullyEncoded)},
-            {QStringLiteral("mimeType"), mimeType}};
+        QJsonObject resource{{QStringLiteral("uri"), uri}, {QStringLiteral("mimeType"), mimeType}};
         if (isValidUtf8(bytes))
             resource.insert(QStringLiteral("text"), QString::fromUtf8(bytes));
         else

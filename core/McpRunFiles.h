@@ -2,6 +2,7 @@
 
 #include "ActionGate.h"
 #include "Expected.h"
+#include "McpResources.h"
 #include "RunArtifacts.h"
 
 #include <QByteArray>
@@ -57,23 +58,31 @@ Expected<QStringList> stageRunInputFiles(const QList<RunInputFile>& files, const
 /// JSON Schema of one entry of run_code's `artifacts` result.
 QJsonObject runArtifactSchema();
 
+/// The URI of artifact `name` (below out/, '/'-separated) of the run in microVM `run`:
+/// "sbw://runs/RUN/out/NAME", each segment of NAME percent-encoded (RFC 3986). Unique per run,
+/// so resources/read finds the file after the microVM is gone.
+QString runArtifactUri(const QString& run, const QString& name);
+
 /// What run_code returns about a run's artifacts.
 struct RunArtifactsResult
 {
     /// One object per artifact, in name order: `path` ("out/NAME", relative to the working
     /// folder), `size_bytes`, `sha256` (lower-case hex; empty when the host copy cannot be
     /// read), `mime_type` (from the name and the first bytes, e.g. "image/png", "text/csv",
-    /// "application/octet-stream") and `inline` (whether a content block carries it).
+    /// "application/octet-stream"), `inline` (whether a content block carries it) and `uri`
+    /// (runArtifactUri(), for resources/read).
     QJsonArray list;
     /// Content blocks (MCP 2025-06-18) of the inline artifacts, in the same order: PNG, JPEG,
     /// GIF and WebP images as `image` blocks (base64 `data`, `mimeType`); every other file as an
-    /// embedded `resource` with `uri` file:///root/run/out/NAME, `mimeType` and `text` when it
-    /// is valid UTF-8, else base64 `blob`.
+    /// embedded `resource` with its `uri`, `mimeType` and `text` when it is valid UTF-8, else
+    /// base64 `blob`.
     QJsonArray content;
+    /// Every artifact, for the server's resources/list and resources/read.
+    QList<McpResource> resources;
 };
 
-/// Describes `artifacts` (host copies, RunResult::artifacts) for run_code's result. Reads the
-/// files: call on a worker thread.
-RunArtifactsResult runArtifactsResult(const QList<RunArtifact>& artifacts);
+/// Describes `artifacts` (host copies, RunResult::artifacts) of the run in microVM `run`
+/// (RunResult::domainName) for run_code's result. Reads the files: call on a worker thread.
+RunArtifactsResult runArtifactsResult(const QList<RunArtifact>& artifacts, const QString& run);
 
 } // namespace sbw::mcp

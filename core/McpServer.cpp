@@ -170,6 +170,24 @@ void McpServer::handle(const QString& sessionId, const QJsonValue& message, cons
         callTool(session, id, params, reply);
         return;
     }
+    if (method == QLatin1String("resources/list")) {
+        const QJsonValue cursor = params.value(QLatin1String("cursor"));
+        if (!cursor.isUndefined() && !cursor.isString()) {
+            reply(errorMessage(id, kInvalidParams, QStringLiteral("params.cursor must be a string")));
+            return;
+        }
+        auto page = m_resources.page(cursor.isString() ? std::optional<QString>(cursor.toString()) : std::nullopt);
+        reply(page ? resultMessage(id, page.value()) : errorMessage(id, kInvalidParams, page.error().message));
+        return;
+    }
+    if (method == QLatin1String("resources/templates/list")) {
+        reply(resultMessage(id, {{QStringLiteral("resourceTemplates"), QJsonArray()}}));
+        return;
+    }
+    if (method == QLatin1String("resources/read")) {
+        readResource(id, params, reply);
+        return;
+    }
     reply(errorMessage(id, kMethodNotFound, QStringLiteral("unknown method: %1").arg(method)));
 }
 
@@ -188,7 +206,8 @@ QJsonObject McpServer::initialize(Session& session, const QJsonObject& params, Q
     Q_EMIT clientsChanged();
     return {{QStringLiteral("protocolVersion"), session.info.protocolVersion},
             {QStringLiteral("capabilities"),
-             QJsonObject{{QStringLiteral("tools"), QJsonObject{{QStringLiteral("listChanged"), false}}}}},
+             QJsonObject{{QStringLiteral("tools"), QJsonObject{{QStringLiteral("listChanged"), false}}},
+                         {QStringLiteral("resources"), QJsonObject()}}},
             {QStringLiteral("serverInfo"),
              QJsonObject{{QStringLiteral("name"), QStringLiteral("sandbox-workbench")},
                          {QStringLiteral("title"), QStringLiteral("Sandbox Workbench")},
@@ -199,7 +218,8 @@ QJsonObject McpServer::initialize(Session& session, const QJsonObject& params, Q
                             "the script writes under out/); workspaces are named microVMs whose "
                             "files and processes persist (exec, read_file, write_file, list_files, "
                             "pause, resume, checkpoint). A person may have to approve a call "
-                            "before it runs; a denied call returns its reason.")}};
+                            "before it runs; a denied call returns its reason. The files of "
+                            "runs are resources (resources/read, URIs in run_code's result).")}};
 }
 
 void McpServer::callTool(Session& session, const QJsonValue& id, const QJsonObject& params,
@@ -286,9 +306,41 @@ void McpServer::runAllowed(const McpTool& tool, const McpCall& asked, const Gate
         McpToolResult result = tool.run(call);
         QMetaObject::invokeMethod(
             self.data(),
-            [row, result, id, reply] {
+            [self, row, result, id, reply] {
                 row->finish(result.end);
+                self->m_resources.add(result.resources);
                 reply(resultMessage(id, mcpCallResult(result)));
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void McpServer::readResource(const QJsonValue& id, const QJsonObject& params, const Reply& reply)
+{
+    const QJsonValue uri = params.value(QLatin1String("uri"));
+    if (!uri.isString()) {
+        reply(errorMessage(id, kInvalidParams, QStringLiteral("params.uri must be a string")));
+        return;
+    }
+    const QJsonObject notFound{{QStringLiteral("uri"), uri}};
+    const std::optional<mcp::McpResource> resource = m_resources.find(uri.toString());
+    if (!resource) {
+        reply(errorMessage(id, kResourceNotFound, QStringLiteral("Resource not found"), notFound));
+        return;
+    }
+    // Up to 16 MiB from the disk and into base64: not on the server's (the window's) thread.
+    QPointer<McpServer> self(this);
+    m_workers.start([self, resource = *resource, notFound, id, reply] {
+        const mcp::ResourceRead read = mcp::readResource(resource);
+        QMetaObject::invokeMethod(
+            self.data(),
+            [read, notFound, id, reply] {
+                if (read.errorCode == kResourceNotFound)
+                    reply(errorMessage(id, kResourceNotFound, read.error, notFound));
+                else if (read.errorCode != 0)
+                    reply(errorMessage(id, read.errorCode, read.error));
+                else
+                    reply(resultMessage(id, {{QStringLiteral("contents"), QJsonArray{read.contents}}}));
             },
             Qt::QueuedConnection);
     });

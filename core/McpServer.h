@@ -1,5 +1,6 @@
 #pragma once
 
+#include "McpResources.h"
 #include "McpTool.h"
 
 #include <QDateTime>
@@ -31,8 +32,18 @@ struct McpClientInfo
 };
 
 /// The Model Context Protocol server (revision 2025-06-18, also 2025-03-26 and 2024-11-05):
-/// JSON-RPC 2.0 dispatch of initialize, notifications/initialized, ping, tools/list and
-/// tools/call per session, independent of the transport (McpStdioTransport, McpHttpTransport).
+/// JSON-RPC 2.0 dispatch of initialize, notifications/initialized, ping, tools/list,
+/// tools/call, resources/list, resources/templates/list and resources/read per session,
+/// independent of the transport (McpStdioTransport, McpHttpTransport).
+///
+/// Resources (capability `resources`, without subscribe or listChanged): the files that tool
+/// calls of this server produced (McpToolResult::resources: run_code's artifacts, kept on the
+/// host), to every session, oldest first, the last McpResourceList::kMaxResources of them, in
+/// pages of McpResourceList::kPageSize. resources/read returns one file of up to
+/// kMaxResourceReadBytes as text (valid UTF-8) or base64 blob; a URI the server does not offer
+/// (or whose host copy is gone) is error kResourceNotFound "Resource not found" with
+/// data.uri; a bigger or unreadable file is kInternalError. There are no resource templates
+/// (an empty list).
 ///
 /// Every tools/call goes through the ActionGate before anything runs: the tool's prepare()
 /// describes the call as an ActionRequest (actor: Agent with the client's name), the gate
@@ -90,10 +101,12 @@ private:
     void callTool(Session& session, const QJsonValue& id, const QJsonObject& params, const Reply& reply);
     void runAllowed(const McpTool& tool, const McpCall& call, const GateDecision& decision,
                     const QJsonValue& id, const Reply& reply);
+    void readResource(const QJsonValue& id, const QJsonObject& params, const Reply& reply);
 
     ActionGate* m_gate;
     std::shared_ptr<CommandLog> m_log;
     QList<McpTool> m_tools;
+    mcp::McpResourceList m_resources;
     std::map<QString, Session> m_sessions;
     QThreadPool m_workers; ///< last member: destroyed (and waited for) first
 };

@@ -2,6 +2,7 @@
 
 #include "McpJsonRpc.h"
 #include "McpServer.h"
+#include "WriteAll.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -101,19 +102,8 @@ void McpStdioTransport::onEnd()
 
 void McpStdioTransport::write(const QJsonObject& message)
 {
-    const QByteArray line = QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n';
-    const char* data = line.constData();
-    qsizetype left = line.size();
-    while (left > 0) {
-        const ssize_t written = ::write(m_outFd, data, size_t(left));
-        if (written < 0) {
-            if (errno == EINTR)
-                continue;
-            return;
-        }
-        data += written;
-        left -= written;
-    }
+    // An answer the client no longer reads (its end of the pipe closed) is dropped.
+    writeAll(m_outFd, QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n');
 }
 
 } // namespace sbw

@@ -3,6 +3,7 @@
 #include "ActionGate.h"
 #include "CommandLog.h"
 #include "Expected.h"
+#include "McpResources.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -32,6 +33,9 @@ struct McpToolResult
     /// Content blocks that follow the text block (MCP `image`, `resource`, ...), in order.
     QJsonArray content;
     ActionEnd end; ///< how the call's command-log row ends
+    /// Files the call made readable through resources/list and resources/read (run_code's
+    /// artifacts); the server offers them once the call is answered.
+    QList<mcp::McpResource> resources;
 
     static McpToolResult failure(const QString& message, Outcome outcome = Outcome::Error);
 };

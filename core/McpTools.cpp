@@ -130,8 +130,8 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         "Runs a Python or shell script in a fresh microVM as root in /root/run and destroys the "
         "microVM afterwards: nothing persists. Input files (files) are placed in /root/run first. "
         "Returns stdout, stderr, exit status or signal, and the files the script wrote under "
-        "out/ (artifacts): listed in structuredContent, small ones also as image or resource "
-        "content blocks.");
+        "out/ (artifacts): listed in structuredContent with a URI for resources/read, small ones "
+        "also as image or resource content blocks.");
     tool.kind = ActionKind::Run;
     tool.inputSchema = objectSchema(
         {{QStringLiteral("language"), enumSchema(QStringLiteral("python (python3) or sh; default python."),
@@ -167,6 +167,7 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         options.code = call.request.command.toUtf8();
         options.timeout = std::chrono::seconds(Arguments(call.arguments).integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds).value());
         options.actor = call.request.actor;
+        options.pool = sandboxes->pool();
         // The agent's files go through a private host folder, as `sbw run --file` takes them.
         std::optional<QTemporaryDir> staging;
         const QList<RunInputFile> files = parseRunInputFiles(call.arguments.value(QLatin1String("files"))).value();
@@ -192,10 +193,11 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         status.timedOut = run.timedOut;
         McpToolResult result;
         result.structured = commandOutput(run.stdoutData, run.stderrData, status, run.wallMs);
-        const RunArtifactsResult artifacts = runArtifactsResult(run.artifacts);
+        const RunArtifactsResult artifacts = runArtifactsResult(run.artifacts, run.domainName);
         result.structured.insert(QStringLiteral("artifacts"), artifacts.list);
         result.structured.insert(QStringLiteral("artifacts_note"), run.artifactsNote);
         result.content = artifacts.content;
+        result.resources = artifacts.resources;
         result.end = LoggedAction::endOf(Expected<ExecStatus>(status));
         result.end.artifactsDir = run.artifactsFolder;
         if (run.timedOut || run.limit) {

@@ -10,6 +10,7 @@
 namespace sbw {
 
 class HypervisorConnection;
+class SandboxPool;
 class Workspace;
 
 /// What the workbench's MCP tools work on: one libvirt connection and the Workspace objects
@@ -18,9 +19,14 @@ class Workspace;
 class McpSandboxes
 {
 public:
-    explicit McpSandboxes(HypervisorConnection* connection) : m_connection(connection) {}
+    /// `pool`: where run_code takes a pre-booted sandbox from (null: every run boots its own).
+    explicit McpSandboxes(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool = nullptr)
+        : m_connection(connection), m_pool(std::move(pool))
+    {
+    }
 
     HypervisorConnection& connection() { return *m_connection; }
+    SandboxPool* pool() const { return m_pool.get(); }
     /// Workspace `name`, opened on first use. Errors: "there is no workspace NAME", libvirt.
     Expected<std::shared_ptr<Workspace>> workspace(const QString& name);
     /// Keeps `workspace` (just created) for later calls.
@@ -30,6 +36,7 @@ public:
 
 private:
     HypervisorConnection* m_connection;
+    std::shared_ptr<SandboxPool> m_pool;
     std::mutex m_mutex;
     std::map<QString, std::shared_ptr<Workspace>> m_workspaces;
 };

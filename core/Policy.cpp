@@ -228,13 +228,20 @@ Expected<Policy> Policy::parse(const QByteArray& json, const QString& source)
     const QJsonObject root = document.object();
     for (auto it = root.begin(); it != root.end(); ++it) {
         if (it.key() != QLatin1String("version") && it.key() != QLatin1String("default")
-            && it.key() != QLatin1String("workspaces"))
-            return makeError(QStringLiteral("%1: %2: unknown field (expected version, default, workspaces)")
-                                 .arg(source, it.key()));
+            && it.key() != QLatin1String("workspaces") && it.key() != QLatin1String("pauseWhileWaiting"))
+            return makeError(
+                QStringLiteral("%1: %2: unknown field (expected version, pauseWhileWaiting, default, workspaces)")
+                    .arg(source, it.key()));
     }
     if (root.value(QLatin1String("version")).toInt(-1) != kVersion)
         return makeError(QStringLiteral("%1: version: must be %2").arg(source).arg(kVersion));
     Policy policy;
+    if (root.contains(QLatin1String("pauseWhileWaiting"))) {
+        const QJsonValue pause = root.value(QLatin1String("pauseWhileWaiting"));
+        if (!pause.isBool())
+            return makeError(QStringLiteral("%1: pauseWhileWaiting: must be true or false").arg(source));
+        policy.pauseWhileWaiting = pause.toBool();
+    }
     if (root.contains(QLatin1String("default"))) {
         auto rules = parseRules(root.value(QLatin1String("default")), QStringLiteral("default"));
         if (!rules)
@@ -247,7 +254,26 @@ Expected<Policy> Policy::parse(const QByteArray& json, const QString& source)
             return makeError(QStringLiteral("%1: workspaces: must map workspace names to rule lists").arg(source));
         const QJsonObject byName = workspaces.toObject();
         for (auto it = byName.begin(); it != byName.end(); ++it) {
-            auto rules = parseRules(it.value(), QStringLiteral("workspaces.%1").arg(it.key()));
+            const QString at = QStringLiteral("workspaces.%1").arg(it.key());
+            QJsonValue ruleList = it.value();
+            if (it.value().isObject()) { // {"rules": [...], "pauseWhileWaiting": true}
+                const QJsonObject settings = it.value().toObject();
+                for (auto field = settings.begin(); field != settings.end(); ++field) {
+                    if (field.key() != QLatin1String("rules") && field.key() != QLatin1String("pauseWhileWaiting"))
+                        return makeError(QStringLiteral("%1: %2.%3: unknown field (expected rules, pauseWhileWaiting)")
+                                             .arg(source, at, field.key()));
+                }
+                if (settings.contains(QLatin1String("pauseWhileWaiting"))) {
+                    const QJsonValue pause = settings.value(QLatin1String("pauseWhileWaiting"));
+                    if (!pause.isBool())
+                        return makeError(QStringLiteral("%1: %2.pauseWhileWaiting: must be true or false").arg(source, at));
+                    policy.workspacePauseWhileWaiting.insert(it.key(), pause.toBool());
+                }
+                if (!settings.contains(QLatin1String("rules")))
+                    continue;
+                ruleList = settings.value(QLatin1String("rules"));
+            }
+            auto rules = parseRules(ruleList, it.value().isObject() ? at + QStringLiteral(".rules") : at);
             if (!rules)
                 return makeError(QStringLiteral("%1: %2").arg(source, rules.error().message));
             policy.workspaceRules.insert(it.key(), rules.value());
@@ -260,10 +286,18 @@ QByteArray Policy::toJson() const
 {
     QJsonObject root;
     root.insert(QLatin1String("version"), kVersion);
+    root.insert(QLatin1String("pauseWhileWaiting"), pauseWhileWaiting);
     root.insert(QLatin1String("default"), rulesToJson(defaultRules));
     QJsonObject workspaces;
     for (auto it = workspaceRules.begin(); it != workspaceRules.end(); ++it)
         workspaces.insert(it.key(), rulesToJson(it.value()));
+    // A workspace with its own pause setting is an object; its rules, if any, go inside.
+    for (auto it = workspacePauseWhileWaiting.begin(); it != workspacePauseWhileWaiting.end(); ++it) {
+        QJsonObject settings{{QLatin1String("pauseWhileWaiting"), it.value()}};
+        if (workspaceRules.contains(it.key()))
+            settings.insert(QLatin1String("rules"), rulesToJson(workspaceRules.value(it.key())));
+        workspaces.insert(it.key(), settings);
+    }
     root.insert(QLatin1String("workspaces"), workspaces);
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }

@@ -68,21 +68,29 @@ struct PolicyVerdict
 /// action's workspace are tried first, in order, then the default rules, in order; the first
 /// rule that matches decides. When none matches the action is asked.
 ///
+/// Pause while waiting (pausesWhileWaiting()): whether a running workspace is paused while an
+/// action for it waits for a person (ApprovalPause); the workspace's own setting, else the
+/// policy's, which is off by default.
+///
 /// File format (UTF-8 JSON, written indented by save()):
 ///
 ///     {
 ///       "version": 1,
+///       "pauseWhileWaiting": false,
 ///       "default": [
 ///         { "kinds": ["exec"], "pattern": "rm -rf /*", "decision": "deny" },
 ///         { "kinds": ["pause", "resume", "checkpoint"], "pattern": "*", "decision": "allow" }
 ///       ],
 ///       "workspaces": {
-///         "agent-1": [ { "kinds": ["file-write"], "pattern": "/root/scratch/*", "decision": "allow" } ]
+///         "agent-1": [ { "kinds": ["file-write"], "pattern": "/root/scratch/*", "decision": "allow" } ],
+///         "demo": { "pauseWhileWaiting": true, "rules": [ { "kinds": ["exec"], "decision": "ask" } ] }
 ///       }
 ///     }
 ///
 /// "kinds" holds action kind names (actionKindName()); missing or empty means every kind.
-/// "pattern" defaults to "*". "decision" is required.
+/// "pattern" defaults to "*". "decision" is required. A workspace maps to its rule list, or
+/// to an object with "rules" (default: none) and "pauseWhileWaiting" (default: the policy's).
+/// "pauseWhileWaiting" is true or false; missing at the top means false.
 class Policy
 {
 public:
@@ -90,6 +98,14 @@ public:
 
     QList<PolicyRule> defaultRules;
     QMap<QString, QList<PolicyRule>> workspaceRules; ///< by workspace name
+    bool pauseWhileWaiting = false;                  ///< for workspaces without their own setting
+    QMap<QString, bool> workspacePauseWhileWaiting;  ///< a workspace's own setting, by name
+
+    /// Whether workspace `name` is paused while an action for it waits for a person.
+    bool pausesWhileWaiting(const QString& name) const
+    {
+        return workspacePauseWhileWaiting.value(name, pauseWhileWaiting);
+    }
 
     /// dataDir()/policy.json
     static QString defaultPath();
@@ -108,7 +124,8 @@ public:
 
     /// Reads the policy file at `path`. Errors name the file and the place: "policy.json:3:14:
     /// unterminated string" for bad JSON, "policy.json: default[1].decision: \"maybe\" is not
-    /// allow, ask or deny" for a bad field, "cannot read the policy file PATH: REASON".
+    /// allow, ask or deny" for a bad field, "policy.json: workspaces.demo.pauseWhileWaiting:
+    /// must be true or false", "cannot read the policy file PATH: REASON".
     static Expected<Policy> load(const QString& path, IfMissing ifMissing = IfMissing::Empty);
     /// Parses `json`; `source` names it in errors.
     static Expected<Policy> parse(const QByteArray& json, const QString& source);

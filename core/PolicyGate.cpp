@@ -1,5 +1,6 @@
 #include "PolicyGate.h"
 
+#include "ApprovalPause.h"
 #include "ApprovalQueue.h"
 #include "CommandLog.h"
 #include "Logging.h"
@@ -34,6 +35,11 @@ PolicyGate::~PolicyGate()
         m_queue->withdraw(id, QStringLiteral("the workbench closed before a decision"));
 }
 
+void PolicyGate::setApprovalPause(ApprovalPause* pause)
+{
+    m_pause = pause;
+}
+
 void PolicyGate::decide(const ActionRequest& request, Done done)
 {
     GateDecision decision;
@@ -60,15 +66,31 @@ void PolicyGate::decide(const ActionRequest& request, Done done)
     }
     auto id = std::make_shared<qint64>(0);
     QPointer<PolicyGate> self(this);
+    QPointer<ApprovalPause> pause;
+    if (m_pause && !request.sandbox.isEmpty() && m_policy.pausesWhileWaiting(request.sandbox)) {
+        pause = m_pause;
+        pause->hold(request.sandbox);
+    }
     QElapsedTimer asked;
     asked.start();
-    *id = m_queue->enqueue(request, [self, id, request, done, asked](const GateDecision& decided) {
+    *id = m_queue->enqueue(request, [self, id, request, done, asked, pause](const GateDecision& decided) {
         if (!self) { // the gate is gone: deliver without logging
             done(decided);
             return;
         }
         self->m_waiting.remove(*id);
-        self->deliver(request, decided, asked.elapsed(), done);
+        const qint64 waited = asked.elapsed();
+        if (!pause) {
+            self->deliver(request, decided, waited, done);
+            return;
+        }
+        // The workspace runs again before the decision goes out (and an approved action runs).
+        pause->release(request.sandbox, decided.allowed, [self, request, decided, waited, done] {
+            if (self)
+                self->deliver(request, decided, waited, done);
+            else
+                done(decided);
+        });
     });
     m_waiting.insert(*id);
 }

@@ -11,6 +11,7 @@
 
 namespace sbw {
 
+class ApprovalPause;
 class CommandLog;
 struct ActionEnd;
 struct ActionStart;
@@ -34,6 +35,10 @@ struct ActionStart;
 /// with its approval, approver and reason. The row of an allowed action is the caller's
 /// (LoggedAction with GateDecision::approval and approver).
 ///
+/// Pause while waiting: with an ApprovalPause set, a request for a workspace whose policy says
+/// pauseWhileWaiting (Policy::pausesWhileWaiting()) holds the workspace paused while it waits;
+/// the decision is delivered (and logged) after the workspace is resumed.
+///
 /// Destroying the gate denies its waiting requests ("the workbench closed before a decision").
 /// Lives on the thread of its event loop; decide() must be called there.
 class PolicyGate : public ActionGate
@@ -54,6 +59,9 @@ public:
     void setApprovalQueue(ApprovalQueue* queue) { m_queue = queue; }
     ApprovalQueue* approvalQueue() const { return m_queue; }
 
+    /// Pauses workspaces while their requests wait (see above); not owned; null: never.
+    void setApprovalPause(ApprovalPause* pause);
+
     void decide(const ActionRequest& request, Done done) override;
 
 private:
@@ -66,6 +74,7 @@ private:
     Policy m_policy;
     std::shared_ptr<CommandLog> m_log;
     QPointer<ApprovalQueue> m_queue;
+    QPointer<ApprovalPause> m_pause;
     QSet<qint64> m_waiting; ///< ids of this gate's requests in m_queue
 };
 

@@ -30,7 +30,10 @@ bool RunController::start(const RunOptions& options)
     m_running = true;
     m_cancel = false;
     m_output.start();
-    m_worker = std::thread([this, options] {
+    RunOptions run = options;
+    if (m_pool)
+        run.pool = m_pool.get();
+    m_worker = std::thread([this, options = std::move(run)] {
         RunCallbacks callbacks;
         callbacks.onPhase = [this](RunPhase phase) {
             QMetaObject::invokeMethod(this, [this, phase] { Q_EMIT phaseChanged(phase); },

@@ -2,6 +2,7 @@
 
 #include "EphemeralRun.h"
 #include "OutputBatcher.h"
+#include "SandboxPool.h"
 
 #include <QObject>
 
@@ -26,6 +27,10 @@ public:
     ~RunController() override;
 
     bool isRunning() const { return m_running; }
+
+    /// Runs started from now on take a pre-booted sandbox from `pool` when it holds one of
+    /// their options, and let it boot the next (RunOptions::pool). Null: each run boots its own.
+    void setPool(std::shared_ptr<SandboxPool> pool) { m_pool = std::move(pool); }
 
     /// The flag cancel() sets. Setting it is async-signal-safe (the CLI's SIGINT handler does).
     std::atomic_bool* cancelFlag() { return &m_cancel; }
@@ -52,6 +57,7 @@ private:
     void joinWorker();
 
     HypervisorConnection* m_connection;
+    std::shared_ptr<SandboxPool> m_pool; ///< outlives every run: the worker is joined first
     std::atomic_bool m_cancel{false};
     bool m_running = false;
     std::thread m_worker;

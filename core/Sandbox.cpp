@@ -69,6 +69,7 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connecti
 
     std::unique_ptr<Sandbox> sandbox(new Sandbox);
     sandbox->m_connection = &connection;
+    sandbox->m_options = options;
     sandbox->m_image = image.value();
     sandbox->m_key = key.value();
     sandbox->m_name = newRunName();
@@ -137,6 +138,20 @@ Expected<void> Sandbox::waitReady(const std::atomic_bool* cancel)
         return session.error();
     }
     m_session = std::move(session.value());
+    return {};
+}
+
+Expected<void> Sandbox::suspend()
+{
+    if (virDomainSuspend(m_domain) < 0)
+        return virtError(QStringLiteral("cannot pause sandbox %1").arg(m_name));
+    return {};
+}
+
+Expected<void> Sandbox::resume()
+{
+    if (virDomainResume(m_domain) < 0)
+        return virtError(QStringLiteral("cannot resume sandbox %1").arg(m_name));
     return {};
 }
 

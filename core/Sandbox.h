@@ -57,6 +57,15 @@ public:
     /// N s", cancelled, channel failures.
     Expected<void> waitReady(const std::atomic_bool* cancel);
 
+    /// Pauses the guest's vCPUs (virDomainSuspend) / lets them run again (virDomainResume),
+    /// about 70 ms each under TCG; the SSH session stays open across. Errors: libvirt's message.
+    Expected<void> suspend();
+    Expected<void> resume();
+
+    /// What start() was given, and the image it used (recipe, hash).
+    const SandboxOptions& options() const { return m_options; }
+    const GuestImage& image() const { return m_image; }
+
     GuestSession& session() { return *m_session; }
     /// The same session for holders that may outlive the sandbox (terminal tabs, a file tree).
     /// Destroying the sandbox closes it (GuestSession::close()): their shells and SFTP calls
@@ -76,6 +85,7 @@ private:
     void destroy();
 
     HypervisorConnection* m_connection = nullptr;
+    SandboxOptions m_options;
     GuestImage m_image;
     std::shared_ptr<ClientKey> m_key;
     QString m_name;

@@ -2,6 +2,8 @@
 
 #include "ApprovalQueue.h"
 #include "RunInputFiles.h"
+#include "VisibleText.h"
+#include "WriteAll.h"
 
 #include <QSocketNotifier>
 
@@ -47,23 +49,6 @@ QString TerminalApprover::localUserName()
     return QStringLiteral("person");
 }
 
-QString TerminalApprover::escaped(const QString& text)
-{
-    QString out;
-    out.reserve(text.size());
-    for (char32_t c : text.toUcs4()) {
-        const bool bidi = c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E)
-            || (c >= 0x2066 && c <= 0x2069);
-        if ((c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7F && c <= 0x9F))
-            out += QStringLiteral("\\x%1").arg(uint(c), 2, 16, QLatin1Char('0'));
-        else if (bidi || c == 0x2028 || c == 0x2029 || c == 0xFEFF)
-            out += QStringLiteral("<U+%1>").arg(QString::number(uint(c), 16).toUpper().rightJustified(4, QLatin1Char('0')));
-        else
-            out += QString::fromUcs4(&c, 1);
-    }
-    return out;
-}
-
 void TerminalApprover::promptNext()
 {
     m_current = 0;
@@ -75,22 +60,22 @@ void TerminalApprover::promptNext()
     const PendingApproval& next = pending.constFirst();
     m_current = next.id;
     const ActionRequest& request = next.request;
-    QString text = QStringLiteral("\nsbw: %1 asks: %2").arg(request.actor.display(), actionKindName(request.kind));
+    QString text = QStringLiteral("\nsbw: %1 asks: %2").arg(makeVisible(request.actor.display()), actionKindName(request.kind));
     if (!request.sandbox.isEmpty())
-        text += QStringLiteral(" in workspace %1").arg(escaped(request.sandbox));
+        text += QStringLiteral(" in workspace %1").arg(makeVisible(request.sandbox));
     text += QLatin1Char('\n');
     if (!request.path.isEmpty())
-        text += QStringLiteral("  path: %1\n").arg(escaped(request.path));
+        text += QStringLiteral("  path: %1\n").arg(makeVisible(request.path));
     if (!request.workdir.isEmpty())
-        text += QStringLiteral("  folder: %1\n").arg(escaped(request.workdir));
+        text += QStringLiteral("  folder: %1\n").arg(makeVisible(request.workdir));
     if (!request.inputFiles.isEmpty())
-        text += QStringLiteral("  input files: %1\n").arg(escaped(inputFilesText(request.inputFiles)));
+        text += QStringLiteral("  input files: %1\n").arg(makeVisible(inputFilesText(request.inputFiles)));
     if (!request.command.isEmpty())
-        text += QStringLiteral("  %1\n").arg(escaped(request.command).replace(QLatin1Char('\n'), QStringLiteral("\n  ")));
+        text += QStringLiteral("  %1\n").arg(makeVisible(request.command).replace(QLatin1Char('\n'), QStringLiteral("\n  ")));
     if (request.kind == ActionKind::FileWrite)
         text += QStringLiteral("  new content (%1 bytes):\n  %2\n")
                     .arg(request.content.size())
-                    .arg(escaped(QString::fromUtf8(request.content.left(4096))).replace(QLatin1Char('\n'), QStringLiteral("\n  ")));
+                    .arg(makeVisible(QString::fromUtf8(request.content.left(4096))).replace(QLatin1Char('\n'), QStringLiteral("\n  ")));
     text += QStringLiteral("sbw: approve? y = yes, n [REASON] = no (denied in %1 s): ")
                 .arg((next.deadline.remainingTime() + 999) / 1000);
     write(text);
@@ -142,22 +127,14 @@ void TerminalApprover::onDecided(qint64 id, const GateDecision& decision)
     else if (decision.approval == Approval::TimedOut)
         write(QStringLiteral("\nsbw: %1; denied\n").arg(decision.reason));
     else
-        write(QStringLiteral("sbw: denied: %1\n").arg(escaped(decision.reason)));
+        write(QStringLiteral("sbw: denied: %1\n").arg(makeVisible(decision.reason)));
     promptNext();
 }
 
 void TerminalApprover::write(const QString& text)
 {
-    const QByteArray bytes = text.toUtf8();
-    qsizetype written = 0;
-    while (written < bytes.size()) {
-        const ssize_t n = ::write(m_fd, bytes.constData() + written, size_t(bytes.size() - written));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return; // a full or closed terminal: the prompt is lost, the deadline still holds
-        written += n;
-    }
+    // A full or closed terminal loses the prompt; the request's deadline still holds.
+    writeAll(m_fd, text.toUtf8());
 }
 
 } // namespace sbw

@@ -26,7 +26,8 @@ class ApprovalQueue;
 /// "y" or "yes" approves; "n" or "no", optionally followed by a reason, denies (the reason goes
 /// to the agent; without one it is "denied by USER"); anything else asks again. A request that
 /// times out or is decided elsewhere is reported and the next one is asked. Text from agents
-/// is printed with control characters escaped (ESC as \x1b), so it cannot act on the terminal.
+/// is printed through makeVisible() (VisibleText.h): hidden characters are written as their
+/// stand-ins (ESC as "\x1b", CR as "\r", U+202E as "<U+202E>"), so it cannot act on the terminal.
 ///
 /// Reads through a QSocketNotifier: the event loop is never blocked. Lives on the queue's
 /// thread. The approver is named by the local user name (ApprovalQueue's decisions carry it).
@@ -43,9 +44,6 @@ public:
 
     /// The login name of the user running the workbench ("root", "alice"); "person" if unknown.
     static QString localUserName();
-    /// `text` with C0 controls other than newline and tab, DEL, C1 controls and bidi controls
-    /// written as "\xNN" or "<U+XXXX>".
-    static QString escaped(const QString& text);
 
 private:
     TerminalApprover(ApprovalQueue* queue, int fd);

@@ -16,8 +16,10 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -67,6 +69,7 @@ AgentsPane::AgentsPane(McpServer* server, McpHttpTransport* transport, QByteArra
     m_snippet->setReadOnly(true);
     m_snippet->setLineWrapMode(QPlainTextEdit::NoWrap); // JSON reads better scrolled than wrapped
     m_snippet->setMaximumHeight(fontMetrics().lineSpacing() * 9);
+    m_snippet->setMinimumHeight(fontMetrics().lineSpacing() * 5);
     m_snippet->setPlainText(shownSnippet()); // the token stays off the screen; Copy gives it
     m_copySnippet->setToolTip(tr("Copy the configuration with the bearer token"));
     connect(m_copySnippet, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(clientSnippet()); });
@@ -90,7 +93,23 @@ AgentsPane::AgentsPane(McpServer* server, McpHttpTransport* transport, QByteArra
     m_clients->setSelectionMode(QAbstractItemView::SingleSelection);
     m_clients->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_clients->verticalHeader()->hide();
-    m_clients->horizontalHeader()->setStretchLastSection(true);
+    m_clients->setWordWrap(false);
+    // A narrow dock shows who, which session and the last call; version and transport are in the
+    // client's tooltip (the header's context menu shows their columns).
+    QHeaderView* header = m_clients->horizontalHeader();
+    header->setStretchLastSection(true);
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(0, QHeaderView::Interactive);
+    header->setSectionResizeMode(4, QHeaderView::Stretch);
+    header->setContextMenuPolicy(Qt::ActionsContextMenu);
+    for (const int column : {1, 2}) {
+        header->setSectionHidden(column, true);
+        auto* toggle = new QAction(m_clients->horizontalHeaderItem(column)->text(), header);
+        toggle->setCheckable(true);
+        connect(toggle, &QAction::toggled, header, [header, column](bool on) { header->setSectionHidden(column, !on); });
+        header->addAction(toggle);
+    }
+    m_clients->setMinimumHeight(header->sizeHint().height() + fontMetrics().lineSpacing() * 3);
     m_disconnect->setEnabled(false);
     connect(m_clients, &QTableWidget::itemSelectionChanged, this,
             [this] { m_disconnect->setEnabled(!m_clients->selectedItems().isEmpty()); });
@@ -100,10 +119,28 @@ AgentsPane::AgentsPane(McpServer* server, McpHttpTransport* transport, QByteArra
             m_server->closeSession(m_clients->item(selected.first()->row(), 3)->data(Qt::UserRole).toString());
     });
 
+    // The settings scroll in a short dock; the splitter shares the height with the client table.
+    auto* settings = new QWidget(this);
+    settings->setLayout(form);
+    auto* settingsScroll = new QScrollArea(this);
+    settingsScroll->setFrameShape(QFrame::NoFrame);
+    settingsScroll->setWidgetResizable(true);
+    settingsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    settingsScroll->setWidget(settings);
+    settingsScroll->setMinimumHeight(fontMetrics().lineSpacing() * 5);
+    auto* clients = new QWidget(this);
+    auto* clientsLayout = new QVBoxLayout(clients);
+    clientsLayout->setContentsMargins(0, 0, 0, 0);
+    clientsLayout->addWidget(m_clients, 1);
+    clientsLayout->addWidget(m_disconnect, 0, Qt::AlignLeft);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setChildrenCollapsible(false);
+    splitter->addWidget(settingsScroll);
+    splitter->addWidget(clients);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(m_clients, 1);
-    layout->addWidget(m_disconnect, 0, Qt::AlignLeft);
+    layout->addWidget(splitter);
 
     connect(m_server, &McpServer::clientsChanged, this, &AgentsPane::refreshClients);
     refreshClients();
@@ -182,11 +219,18 @@ void AgentsPane::refreshClients()
                                 client.sessionId.left(8), lastCall};
         for (int column = 0; column < cells.size(); ++column) {
             auto* item = new QTableWidgetItem(cells[column]);
+            if (column == 0)
+                item->setToolTip(tr("%1 %2 over %3").arg(cells[0], cells[1], cells[2]));
             if (column == 3)
                 item->setData(Qt::UserRole, client.sessionId);
             m_clients->setItem(row, column, item);
         }
     }
+    // The client's name as wide as it is, but at most 16 characters (whole in the tooltip).
+    m_clients->resizeColumnToContents(0);
+    const int cap = fontMetrics().averageCharWidth() * 16;
+    if (m_clients->columnWidth(0) > cap)
+        m_clients->setColumnWidth(0, cap);
     m_disconnect->setEnabled(!m_clients->selectedItems().isEmpty());
 }
 

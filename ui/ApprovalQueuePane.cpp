@@ -5,6 +5,7 @@
 #include "UnifiedDiff.h"
 #include "VisibleText.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -77,9 +78,28 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     m_list->setRootIsDecorated(false);
     m_list->setUniformRowHeights(true);
     m_list->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_list->header()->setSectionResizeMode(Subject, QHeaderView::Stretch);
-    m_list->header()->setStretchLastSection(false);
+    // A narrow dock shows who, what and the time left; the workspace and the whole actor are in
+    // the tooltip and the detail box (the header's context menu shows the Workspace column).
+    QHeaderView* header = m_list->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setSectionResizeMode(Subject, QHeaderView::Stretch);
+    header->setSectionResizeMode(Action, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(TimeLeft, QHeaderView::ResizeToContents);
+    header->setSectionHidden(Workspace, true);
+    header->setContextMenuPolicy(Qt::ActionsContextMenu);
+    for (const int column : {Who, Workspace, Action, TimeLeft}) {
+        auto* toggle = new QAction(m_list->headerItem()->text(column), header);
+        toggle->setCheckable(true);
+        toggle->setChecked(!header->isSectionHidden(column));
+        connect(toggle, &QAction::toggled, header, [header, column](bool on) { header->setSectionHidden(column, !on); });
+        header->addAction(toggle);
+    }
+    fitColumns();
+    m_list->setMinimumHeight(header->sizeHint().height() + fontMetrics().lineSpacing() * 3);
     m_detail->setReadOnly(true);
+    // A few lines of a multi-line command; more by the splitter, the rest by the scroll bar.
+    m_detail->setMinimumHeight(fontMetrics().lineSpacing() * 5 + m_detail->frameWidth() * 2);
     // Long commands wrap in a narrow dock rather than widen it.
     m_detail->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_detail->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
@@ -98,6 +118,9 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_list);
     splitter->addWidget(m_detail);
+    splitter->setChildrenCollapsible(false);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_empty->setWordWrap(true);
@@ -212,12 +235,15 @@ void ApprovalQueuePane::onAdded(qint64 id)
     const ActionRequest& request = pending->request;
     auto* item = new QTreeWidgetItem(m_list);
     item->setData(Who, kIdRole, id);
+    const QString workspace = request.sandbox.isEmpty() ? tr("(new run)") : makeVisible(request.sandbox);
     item->setText(Who, makeVisible(request.actor.display()));
-    item->setText(Workspace, request.sandbox.isEmpty() ? tr("(new run)") : makeVisible(request.sandbox));
+    item->setText(Workspace, workspace);
+    item->setToolTip(Who, tr("%1\nworkspace: %2").arg(makeVisible(request.actor.display()), workspace));
     item->setText(Action, actionKindName(request.kind));
     item->setText(Subject, oneLine(subjectOf(request)));
     item->setToolTip(Subject, makeVisible(subjectOf(request).left(2000)));
     item->setText(TimeLeft, timeLeft(pending->deadline));
+    fitColumns();
     if (!m_list->currentItem())
         m_list->setCurrentItem(item);
     updateButtons();
@@ -341,6 +367,15 @@ void ApprovalQueuePane::updateTimes()
         if (const auto pending = m_queue->find(item->data(Who, kIdRole).toLongLong()))
             item->setText(TimeLeft, timeLeft(pending->deadline));
     }
+}
+
+void ApprovalQueuePane::fitColumns()
+{
+    // Who is as wide as its texts but at most 14 characters (the rest elided, whole in the tooltip).
+    const int cap = fontMetrics().averageCharWidth() * 14;
+    m_list->resizeColumnToContents(Who);
+    if (m_list->columnWidth(Who) > cap)
+        m_list->setColumnWidth(Who, cap);
 }
 
 void ApprovalQueuePane::updateButtons()

@@ -90,6 +90,7 @@ private:
     void showDetail();
     void updateTimes();
     void updateButtons();
+    void fitColumns();
     void showDiff(qint64 id, const QByteArray& current, const QString& note);
     /// For a current file that is not diffed: `note`, then the new content.
     void showNewContent(qint64 id, const QString& note);

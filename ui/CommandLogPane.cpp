@@ -47,7 +47,7 @@ CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
     m_search->setClearButtonEnabled(true);
     m_sandbox->addItem(tr("All sandboxes"), QString());
     m_actor->addItem(tr("All actors"), QString());
-    for (Actor::Kind kind : {Actor::Kind::Person, Actor::Kind::Agent, Actor::Kind::Cli})
+    for (Actor::Kind kind : {Actor::Kind::Person, Actor::Kind::Agent, Actor::Kind::Cli, Actor::Kind::Workbench})
         m_actor->addItem(Actor::kindName(kind), Actor::kindName(kind));
     m_outcome->addItem(tr("Any status"), QString());
     for (Outcome outcome : {Outcome::Running, Outcome::Succeeded, Outcome::Failed, Outcome::TimedOut,
@@ -75,9 +75,14 @@ CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    // The command takes the room; the other columns fit their texts up to a cap (fitColumns).
     m_table->horizontalHeader()->setStretchLastSection(false);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setSectionResizeMode(CommandLogModel::Command, QHeaderView::Stretch);
+    m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() +
+                              m_table->verticalHeader()->defaultSectionSize() * 3 + m_table->frameWidth() * 2);
 
     m_detail->setReadOnly(true);
     m_detail->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -87,8 +92,10 @@ CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_table);
     splitter->addWidget(m_detail);
+    splitter->setChildrenCollapsible(false);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    m_detail->setMinimumHeight(fontMetrics().lineSpacing() * 3 + m_detail->frameWidth() * 2);
 
     m_status->setTextFormat(Qt::PlainText);
     auto* layout = new QVBoxLayout(this);
@@ -102,11 +109,33 @@ CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &CommandLogPane::showDetail);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         updateSandboxChoices();
+        fitColumns();
         m_status->setText(m_model->lastError().isEmpty() ? tr("%n row(s)", nullptr, m_model->rowCount())
                                                          : m_model->lastError());
     });
     updateSandboxChoices();
     m_status->setText(tr("%n row(s)", nullptr, m_model->rowCount()));
+}
+
+QSize CommandLogPane::sizeHint() const
+{
+    // Room for about eight rows and the start of the detail when the dock opens.
+    return {QWidget::sizeHint().width(), fontMetrics().height() * 22};
+}
+
+void CommandLogPane::fitColumns()
+{
+    QHeaderView* header = m_table->horizontalHeader();
+    const int character = fontMetrics().averageCharWidth();
+    for (int column = 0; column < m_model->columnCount(); ++column) {
+        if (column == CommandLogModel::Command)
+            continue;
+        // A start time whole; other texts up to 18 characters (the whole text is in the detail).
+        const int cap = character * (column == CommandLogModel::Started ? 26 : 18);
+        m_table->resizeColumnToContents(column);
+        if (header->sectionSize(column) > cap)
+            header->resizeSection(column, cap);
+    }
 }
 
 void CommandLogPane::updateSandboxChoices()

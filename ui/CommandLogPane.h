@@ -35,6 +35,8 @@ public:
     QTableView* table() const { return m_table; }
     QPlainTextEdit* detail() const { return m_detail; }
     QLineEdit* searchField() const { return m_search; }
+    /// About 22 text lines high: several rows and the start of the detail when the dock opens.
+    QSize sizeHint() const override;
 
     /// Writes the rows matching the current filter (up to 100,000) to `path`. Errors: the file
     /// cannot be written (the message names it).
@@ -46,6 +48,8 @@ Q_SIGNALS:
 
 private:
     void applyFilter();
+    /// Every column but the command as wide as its texts, up to a cap; the command stretches.
+    void fitColumns();
     void showDetail();
     /// The stdout and stderr sections of the detail view for `r`.
     QString outputSections(const ActionRecord& r, const Expected<QByteArray>& out,

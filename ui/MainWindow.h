@@ -16,6 +16,7 @@ class AgentsPane;
 struct Example;
 class CommandLog;
 class ConnectionStatusLabel;
+class SandboxPool;
 class GraphPane;
 class HypervisorConnection;
 class McpHttpTransport;
@@ -107,6 +108,8 @@ private:
     void saveBytes(const QByteArray& bytes, const QString& title, const QString& suggestedName);
 
     HypervisorConnection* m_connection;
+    /// The pre-booted microVM of ephemeral runs (Run pane and the agents' run_code).
+    std::shared_ptr<SandboxPool> m_sandboxPool;
     WorkspaceManager* m_workspaces;
     WorkspaceActions* m_workspaceActions;
     SessionListModel* m_sessionModel;
@@ -136,6 +139,7 @@ private:
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
     QAction* m_aboutAction = nullptr;
+    QAction* m_keepReadyAction = nullptr; ///< Run ▸ Keep a MicroVM Ready
     QAction* m_refreshAction = nullptr;
     bool m_closePending = false;
 };

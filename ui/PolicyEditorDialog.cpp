@@ -1,5 +1,6 @@
 #include "PolicyEditorDialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
@@ -13,12 +14,14 @@ namespace sbw {
 
 PolicyEditorDialog::PolicyEditorDialog(Policy policy, QString path, const QStringList& workspaces, QWidget* parent)
     : QDialog(parent), m_policy(std::move(policy)), m_path(std::move(path)), m_scope(new QComboBox(this)),
-      m_table(new QTableWidget(0, 3, this)), m_error(new QLabel(this))
+      m_table(new QTableWidget(0, 3, this)), m_pause(new QCheckBox(tr("&Pause the workspace while an action waits"), this)),
+      m_error(new QLabel(this))
 {
     setWindowTitle(tr("Approval Policy"));
     m_scope->addItem(tr("Default rules (every workspace, after its own)"), QString());
     QStringList names = workspaces;
     names += m_policy.workspaceRules.keys();
+    names += m_policy.workspacePauseWhileWaiting.keys();
     names.removeDuplicates();
     names.sort();
     for (const QString& name : names)
@@ -31,6 +34,9 @@ PolicyEditorDialog::PolicyEditorDialog(Policy policy, QString path, const QStrin
                            "path or workspace name (* matches anything, ? one character, [abc] a set).\nThe "
                            "first matching rule decides; agents are asked when none matches.")
                             .arg(policyActionKindNames()));
+    m_pause->setToolTip(tr("A running workspace is paused while an action for it waits in the approval queue, "
+                           "and runs again once it is decided (before an approved action runs).\nFor a "
+                           "workspace, partly checked means: as the default rules say."));
     m_error->setWordWrap(true);
     m_error->setTextFormat(Qt::PlainText);
     m_error->setStyleSheet(QStringLiteral("color: palette(highlight)"));
@@ -71,6 +77,7 @@ PolicyEditorDialog::PolicyEditorDialog(Policy policy, QString path, const QStrin
     layout->addWidget(m_scope);
     layout->addWidget(m_table, 1);
     layout->addLayout(rowButtons);
+    layout->addWidget(m_pause);
     layout->addWidget(m_error);
     layout->addWidget(pathLabel);
     layout->addWidget(box);
@@ -102,6 +109,14 @@ void PolicyEditorDialog::loadScope()
         m_shownScope.isEmpty() ? m_policy.defaultRules : m_policy.workspaceRules.value(m_shownScope);
     for (const PolicyRule& rule : rules)
         addRow(rule);
+    m_pause->setTristate(!m_shownScope.isEmpty());
+    if (m_shownScope.isEmpty())
+        m_pause->setCheckState(m_policy.pauseWhileWaiting ? Qt::Checked : Qt::Unchecked);
+    else if (const auto own = m_policy.workspacePauseWhileWaiting.constFind(m_shownScope);
+             own != m_policy.workspacePauseWhileWaiting.cend())
+        m_pause->setCheckState(own.value() ? Qt::Checked : Qt::Unchecked);
+    else
+        m_pause->setCheckState(Qt::PartiallyChecked);
 }
 
 void PolicyEditorDialog::addRow(const PolicyRule& rule)
@@ -166,6 +181,12 @@ Expected<void> PolicyEditorDialog::storeScope()
         m_policy.workspaceRules.remove(m_shownScope);
     else
         m_policy.workspaceRules.insert(m_shownScope, rules);
+    if (m_shownScope.isEmpty())
+        m_policy.pauseWhileWaiting = m_pause->isChecked();
+    else if (m_pause->checkState() == Qt::PartiallyChecked)
+        m_policy.workspacePauseWhileWaiting.remove(m_shownScope);
+    else
+        m_policy.workspacePauseWhileWaiting.insert(m_shownScope, m_pause->isChecked());
     return {};
 }
 

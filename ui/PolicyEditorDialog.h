@@ -4,6 +4,7 @@
 
 #include <QDialog>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QTableWidget;
@@ -13,8 +14,10 @@ namespace sbw {
 /// Edits the approval policy: the default rules and each workspace's rules, one table per scope
 /// (chosen above the table) with a row per rule: kinds (comma-separated kind names, empty for
 /// every kind), pattern (fnmatch glob) and decision. Rules can be added, removed and moved up
-/// or down (order matters: the first match decides). Save writes the policy file and accepts;
-/// a bad kind name is reported under the table and nothing is written.
+/// or down (order matters: the first match decides). Below the table, "Pause the workspace
+/// while an action waits" is the scope's pauseWhileWaiting: for the default scope on or off;
+/// for a workspace on, off or partly checked (no own setting: the default's). Save writes the
+/// policy file and accepts; a bad kind name is reported under the table and nothing is written.
 class PolicyEditorDialog : public QDialog
 {
     Q_OBJECT
@@ -31,6 +34,7 @@ public:
 
     QComboBox* scope() const { return m_scope; }
     QTableWidget* table() const { return m_table; }
+    QCheckBox* pauseBox() const { return m_pause; }
 
 Q_SIGNALS:
     void saved(const sbw::Policy& policy);
@@ -48,6 +52,7 @@ private:
     QString m_path;
     QComboBox* m_scope;
     QTableWidget* m_table;
+    QCheckBox* m_pause;
     QLabel* m_error;
     QString m_shownScope; ///< the scope the table holds
 };

@@ -319,6 +319,11 @@ void RunPane::setCommandLog(std::shared_ptr<CommandLog> log)
     m_history->setCommandLog(std::move(log));
 }
 
+void RunPane::setSandboxPool(std::shared_ptr<SandboxPool> pool)
+{
+    m_controller->setPool(std::move(pool));
+}
+
 QStringList RunPane::inputFiles() const
 {
     return m_inputFiles->files();

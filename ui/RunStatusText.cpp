@@ -80,7 +80,9 @@ QString resultText(const RunResult& result)
         text = tr("Finished without an exit status");
     }
 
-    if (result.bootMs > 0)
+    if (result.preBooted)
+        text += tr(" · pre-booted microVM resumed in %1").arg(durationText(result.bootMs));
+    else if (result.bootMs > 0)
         text += tr(" · boot %1").arg(durationText(result.bootMs));
     if (!result.timedOut || limitNote)
         text += tr(" · script %1").arg(durationText(result.wallMs));

@@ -102,7 +102,7 @@ int logCommand(QStringList arguments)
     parser.addHelpOption();
     const QCommandLineOption sandbox(QStringLiteral("sandbox"), QStringLiteral("Only rows of this sandbox."),
                                      QStringLiteral("NAME"));
-    const QCommandLineOption actor(QStringLiteral("actor"), QStringLiteral("Only rows of person, agent or cli."),
+    const QCommandLineOption actor(QStringLiteral("actor"), QStringLiteral("Only rows of person, agent, cli or workbench."),
                                    QStringLiteral("ACTOR"));
     const QCommandLineOption outcome(
         QStringLiteral("status"),
@@ -141,7 +141,7 @@ int logCommand(QStringList arguments)
     if (parser.isSet(actor)) {
         filter.actor = Actor::kindFromName(parser.value(actor));
         if (!filter.actor)
-            return usage(QStringLiteral("--actor is person, agent or cli, not '%1'").arg(parser.value(actor)));
+            return usage(QStringLiteral("--actor is person, agent, cli or workbench, not '%1'").arg(parser.value(actor)));
     }
     if (parser.isSet(outcome)) {
         filter.outcome = outcomeFromName(parser.value(outcome));

@@ -68,12 +68,13 @@ public:
             std::fprintf(stderr, "sbw: warning: %s\n", qPrintable(opened.error().message));
         // A file the user names must exist; the default one may be missing (the empty policy).
         const bool named = m_parser.isSet(m_policy);
+        m_connection = std::make_unique<HypervisorConnection>(defaultConnectionUri(m_parser.value(m_connect)));
         auto gate = makeHeadlessGate(named ? m_parser.value(m_policy) : Policy::defaultPath(),
-                                     named ? Policy::IfMissing::Error : Policy::IfMissing::Empty, log);
+                                     named ? Policy::IfMissing::Error : Policy::IfMissing::Empty, log,
+                                     m_connection.get());
         if (!gate)
             return fail(gate.error().message);
         m_gate = std::move(gate.value());
-        m_connection = std::make_unique<HypervisorConnection>(defaultConnectionUri(m_parser.value(m_connect)));
         m_server = std::make_unique<McpServer>(m_gate.get(), log);
         for (McpTool& tool : workbenchTools(std::make_shared<McpSandboxes>(m_connection.get())))
             m_server->addTool(std::move(tool));
@@ -90,8 +91,8 @@ private:
                                       QStringLiteral("FILE")};
     const QCommandLineOption m_connect{QStringLiteral("connect"), QStringLiteral("libvirt URI."),
                                        QStringLiteral("URI")};
+    std::unique_ptr<HypervisorConnection> m_connection; ///< before the gate, whose pause uses it
     std::unique_ptr<ActionGate> m_gate;
-    std::unique_ptr<HypervisorConnection> m_connection;
     std::unique_ptr<McpServer> m_server; ///< after the gate: destroyed first
 };
 

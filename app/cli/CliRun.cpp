@@ -1,6 +1,7 @@
 #include "CliRun.h"
 
 #include "RunController.h"
+#include "WriteAll.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -32,22 +33,6 @@ void onSignal(int)
         g_cancel->store(true);
 }
 
-void writeAll(int fd, const QByteArray& bytes)
-{
-    const char* data = bytes.constData();
-    qsizetype left = bytes.size();
-    while (left > 0) {
-        const ssize_t written = ::write(fd, data, size_t(left));
-        if (written < 0) {
-            if (errno == EINTR)
-                continue;
-            return; // closed pipe: the reader is gone, keep running to clean up
-        }
-        data += written;
-        left -= written;
-    }
-}
-
 void note(const QString& text)
 {
     writeAll(STDERR_FILENO, "sbw: " + text.toUtf8() + '\n');
@@ -60,6 +45,7 @@ CliRun::CliRun(HypervisorConnection* connection, bool verbose, QObject* parent)
 {
     connect(m_controller, &RunController::outputReceived, this,
             [](OutputStream stream, const QByteArray& bytes) {
+                // A closed pipe drops the output: its reader is gone, the run goes on to clean up.
                 writeAll(stream == OutputStream::Stdout ? STDOUT_FILENO : STDERR_FILENO, bytes);
             });
     connect(m_controller, &RunController::phaseChanged, this, &CliRun::onPhase);

@@ -9,6 +9,7 @@
 #include "Workspace.h"
 #include "WorkspaceCommand.h"
 #include "WorkspaceDomains.h"
+#include "WriteAll.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -109,22 +110,6 @@ int fail(const QString& message, int code = kWorkbenchError)
     std::fprintf(stderr, "sbw: %s%s\n", code == kWorkbenchError ? "error: " : "",
                  qPrintable(message));
     return code;
-}
-
-void writeAll(int fd, QByteArrayView bytes)
-{
-    const char* data = bytes.data();
-    qsizetype left = bytes.size();
-    while (left > 0) {
-        const ssize_t written = ::write(fd, data, size_t(left));
-        if (written < 0) {
-            if (errno == EINTR)
-                continue;
-            return;
-        }
-        data += written;
-        left -= written;
-    }
 }
 
 void printJson(const QJsonValue& value)

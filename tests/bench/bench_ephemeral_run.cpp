@@ -7,14 +7,19 @@
 // N repetitions and the ratio; the goal is cold run <= raw boot + 2000 ms. Usage:
 // bench_ephemeral_run [REPETITIONS (default 3)] [VCPUS (default: the sandbox default)]. "result" is when the
 // script's outcome is reported (RunCallbacks::onResult); "VM gone" when the domain and its
-// overlay have been removed. For the breakdown it also times, on one booted sandbox, an exec
+// overlay have been removed. Then the same run N times on a SandboxPool's pre-booted sandbox
+// (the pool fills after a first, uncounted run; each timed run waits until it is ready again).
+// For the breakdown it also times, on one booted sandbox, an exec
 // round trip (`true`) and a Python start (`python3 -c pass`), the first one after boot
 // (cold page cache) and warm ones.
 
+#include "BenchStats.h"
 #include "DataPaths.h"
 #include "EphemeralRun.h"
+#include "ExecTiming.h"
 #include "GuestSession.h"
 #include "Sandbox.h"
+#include "SandboxPool.h"
 #include "HypervisorConnection.h"
 #include "LibvirtEventLoop.h"
 #include "TestEnvironment.h"
@@ -24,6 +29,7 @@
 #include <QLoggingCategory>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QThread>
 
 #include <algorithm>
 #include <cstdio>
@@ -31,11 +37,7 @@
 
 namespace {
 
-qint64 median(std::vector<qint64> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.empty() ? -1 : values[values.size() / 2];
-}
+using sbw::test::median;
 
 qint64 rawBootMs(const QString& accel, int vcpus)
 {
@@ -54,20 +56,30 @@ qint64 rawBootMs(const QString& accel, int vcpus)
     return match.captured(1).toLongLong();
 }
 
-/// Median wall time in ms of `repetitions` execs of `command` on an open session.
-qint64 execMs(sbw::GuestSession& session, const QByteArray& command, int repetitions)
+struct TimedRun
 {
-    std::vector<qint64> times;
-    for (int i = 0; i < repetitions; ++i) {
-        sbw::ExecRequest request;
-        request.command = command;
-        QElapsedTimer timer;
-        timer.start();
-        if (!session.exec(request))
-            return -1;
-        times.push_back(timer.elapsed());
-    }
-    return median(times);
+    sbw::RunResult run;
+    qint64 firstByteMs = -1; ///< runEphemeral() call → first stdout byte
+    qint64 resultMs = -1;    ///< → RunCallbacks::onResult
+    qint64 goneMs = -1;      ///< → runEphemeral() returned (VM and overlay removed)
+};
+
+/// One run of a trivial Python script (prints "ready").
+TimedRun timedRun(sbw::HypervisorConnection& connection, sbw::RunOptions options)
+{
+    options.code = "print('ready')\n";
+    TimedRun timed;
+    QElapsedTimer timer;
+    sbw::RunCallbacks callbacks;
+    callbacks.onStdout = [&](QByteArrayView) {
+        if (timed.firstByteMs < 0)
+            timed.firstByteMs = timer.elapsed();
+    };
+    callbacks.onResult = [&](const sbw::RunResult&) { timed.resultMs = timer.elapsed(); };
+    timer.start();
+    timed.run = sbw::runEphemeral(connection, options, callbacks, nullptr);
+    timed.goneMs = timer.elapsed();
+    return timed;
 }
 
 } // namespace
@@ -94,39 +106,54 @@ int main(int argc, char* argv[])
 
         sbw::RunOptions options;
         options.sandbox.vcpus = vcpus;
-        options.code = "print('ready')\n";
-        QElapsedTimer timer;
-        qint64 first = -1;
-        qint64 outcome = -1;
-        sbw::RunCallbacks callbacks;
-        callbacks.onStdout = [&](QByteArrayView) {
-            if (first < 0)
-                first = timer.elapsed();
-        };
-        callbacks.onResult = [&](const sbw::RunResult&) { outcome = timer.elapsed(); };
-        timer.start();
-        const sbw::RunResult run = sbw::runEphemeral(connection, options, callbacks, nullptr);
-        gone.push_back(timer.elapsed());
-        result.push_back(outcome);
-        if (!run.error.isEmpty()) {
-            std::fprintf(stderr, "run failed: %s\n", qPrintable(run.error));
+        const TimedRun run = timedRun(connection, options);
+        if (!run.run.error.isEmpty()) {
+            std::fprintf(stderr, "run failed: %s\n", qPrintable(run.run.error));
             return 1;
         }
-        firstByte.push_back(first);
-        boot.push_back(run.bootMs);
+        gone.push_back(run.goneMs);
+        result.push_back(run.resultMs);
+        firstByte.push_back(run.firstByteMs);
+        boot.push_back(run.run.bootMs);
         std::printf("  run %d: raw boot %lld ms | workbench: boot %lld ms, first byte %lld ms, "
                     "result %lld ms, VM gone %lld ms\n",
-                    i + 1, (long long)raw.back(), (long long)run.bootMs, (long long)first,
+                    i + 1, (long long)raw.back(), (long long)run.run.bootMs, (long long)run.firstByteMs,
                     (long long)result.back(), (long long)gone.back());
+    }
+
+    // Runs that take the pool's pre-booted sandbox; the first run only fills the pool.
+    std::vector<qint64> preFirstByte, preResult;
+    {
+        sbw::SandboxPool pool(connection);
+        sbw::RunOptions options;
+        options.sandbox.vcpus = vcpus;
+        options.pool = &pool;
+        for (int i = 0; i <= repetitions; ++i) {
+            QElapsedTimer waited;
+            waited.start();
+            while (i > 0 && !pool.hasReady() && waited.elapsed() < 300000)
+                QThread::msleep(50);
+            const TimedRun run = timedRun(connection, options);
+            if (!run.run.error.isEmpty() || run.run.preBooted != (i > 0)) {
+                std::fprintf(stderr, "pre-booted run %d failed: %s\n", i, qPrintable(run.run.error));
+                return 1;
+            }
+            if (i == 0)
+                continue;
+            preFirstByte.push_back(run.firstByteMs);
+            preResult.push_back(run.resultMs);
+            std::printf("  pre-booted run %d: resume %lld ms, first byte %lld ms, result %lld ms\n", i,
+                        (long long)run.run.bootMs, (long long)run.firstByteMs, (long long)run.resultMs);
+        }
     }
 
     qint64 execTrue = -1, pythonCold = -1, pythonStart = -1;
     sbw::SandboxOptions warmOptions;
     warmOptions.vcpus = vcpus;
     if (auto sandbox = sbw::Sandbox::start(connection, warmOptions); sandbox && sandbox.value()->waitReady(nullptr)) {
-        pythonCold = execMs(sandbox.value()->session(), "exec python3 -c pass", 1);
-        execTrue = execMs(sandbox.value()->session(), "true", 5);
-        pythonStart = execMs(sandbox.value()->session(), "exec python3 -c pass", 3);
+        pythonCold = sbw::test::medianExecMs(sandbox.value()->session(), "exec python3 -c pass", 1);
+        execTrue = sbw::test::medianExecMs(sandbox.value()->session(), "true", 5);
+        pythonStart = sbw::test::medianExecMs(sandbox.value()->session(), "exec python3 -c pass", 3);
     }
 
     const qint64 rawMedian = median(raw);
@@ -138,6 +165,8 @@ int main(int argc, char* argv[])
     std::printf("  workbench run → first byte      %6lld ms\n", (long long)median(firstByte));
     std::printf("  workbench run → result          %6lld ms\n", (long long)resultMedian);
     std::printf("  workbench run → VM gone         %6lld ms\n", (long long)median(gone));
+    std::printf("  pre-booted run → first byte     %6lld ms\n", (long long)median(preFirstByte));
+    std::printf("  pre-booted run → result         %6lld ms\n", (long long)median(preResult));
     std::printf("  exec round trip (true)          %6lld ms\n", (long long)execTrue);
     std::printf("  first python3 -c pass after boot %5lld ms\n", (long long)pythonCold);
     std::printf("  python3 -c pass, warm           %6lld ms\n", (long long)pythonStart);

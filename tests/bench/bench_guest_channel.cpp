@@ -4,6 +4,8 @@
 //
 //   build/tests/bench/bench_guest_channel [repetitions]
 
+#include "BenchStats.h"
+#include "ExecTiming.h"
 #include "GuestSession.h"
 #include "HypervisorConnection.h"
 #include "LibvirtEventLoop.h"
@@ -27,32 +29,6 @@ namespace {
 
 constexpr qint64 kFileSize = 50 * 1024 * 1024;
 
-qint64 median(std::vector<qint64> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.empty() ? -1 : values[values.size() / 2];
-}
-
-qint64 execMs(sbw::GuestSession& session, const QByteArray& command, int repetitions)
-{
-    std::vector<qint64> times;
-    for (int i = 0; i < repetitions; ++i) {
-        sbw::ExecRequest request;
-        request.command = command;
-        QElapsedTimer timer;
-        timer.start();
-        if (!session.exec(request))
-            return -1;
-        times.push_back(timer.elapsed());
-    }
-    return median(times);
-}
-
-double mbPerSecond(qint64 bytes, qint64 ms)
-{
-    return ms > 0 ? double(bytes) / 1e6 / (double(ms) / 1000.0) : 0.0;
-}
-
 } // namespace
 
 int main(int argc, char* argv[])
@@ -73,9 +49,9 @@ int main(int argc, char* argv[])
         return 1;
     }
     sbw::GuestSession& session = sandbox.value()->session();
-    execMs(session, "true", 2); // warm up the guest's shell and page cache
+    sbw::test::medianExecMs(session, "true", 2); // warm up the guest's shell and page cache
     std::printf("exec round trip (true), median of %d:        %lld ms\n", repetitions,
-                static_cast<long long>(execMs(session, "true", repetitions)));
+                static_cast<long long>(sbw::test::medianExecMs(session, "true", repetitions)));
     {
         auto shell = session.openShell(80, 24);
         QElapsedTimer wait;
@@ -83,7 +59,7 @@ int main(int argc, char* argv[])
         while (!shell->isOpen() && wait.elapsed() < 30000)
             QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
         std::printf("exec round trip with an idle shell open:     %lld ms\n",
-                    static_cast<long long>(execMs(session, "true", repetitions)));
+                    static_cast<long long>(sbw::test::medianExecMs(session, "true", repetitions)));
     }
 
     QTemporaryDir dir;
@@ -131,11 +107,11 @@ int main(int argc, char* argv[])
         QCryptographicHash::hash(backFile.readAll(), QCryptographicHash::Sha256) == digest;
 
     std::printf("upload 50 MiB:   SFTP %6.1f MB/s%s   exec stdin  %6.1f MB/s%s\n",
-                mbPerSecond(kFileSize, uploadMs), uploaded ? "" : " (failed)",
-                mbPerSecond(kFileSize, pushMs), pushed ? "" : " (failed)");
+                sbw::test::mbPerSecond(kFileSize, uploadMs), uploaded ? "" : " (failed)",
+                sbw::test::mbPerSecond(kFileSize, pushMs), pushed ? "" : " (failed)");
     std::printf("download 50 MiB: SFTP %6.1f MB/s%s   exec stdout %6.1f MB/s%s\n",
-                mbPerSecond(kFileSize, downloadMs),
-                downloaded && exact ? "" : " (failed or not exact)", mbPerSecond(kFileSize, pullMs),
+                sbw::test::mbPerSecond(kFileSize, downloadMs),
+                downloaded && exact ? "" : " (failed or not exact)", sbw::test::mbPerSecond(kFileSize, pullMs),
                 QCryptographicHash::hash(pulled, QCryptographicHash::Sha256) == digest
                     ? ""
                     : " (not exact)");

@@ -17,6 +17,7 @@
 //
 //   bench_mcp [N] [R]      (run under `flock /tmp/sbw-guest.lock`)
 
+#include "BenchStats.h"
 #include "CommandLog.h"
 #include "HypervisorConnection.h"
 #include "LibvirtEventLoop.h"
@@ -48,14 +49,10 @@
 
 namespace {
 
+using sbw::test::median;
+
 const QString kWorkspace = QStringLiteral("bench-mcp");
 const QByteArray kToken = "bench-mcp-token";
-
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.empty() ? -1 : values[values.size() / 2];
-}
 
 /// ms that `step` took, or -1 when it failed.
 double timeMs(const std::function<bool()>& step)

@@ -14,10 +14,13 @@
 //
 //   build/tests/bench/bench_run_files [repetitions]   (default 3; medians)
 
-#include "DataPaths.h"
+#include "BenchStats.h"
+#include "BenchWorkspace.h"
+#include "ChannelSocketPath.h"
 #include "GuestSession.h"
 #include "HypervisorConnection.h"
 #include "LibvirtEventLoop.h"
+#include "PlainSshClient.h"
 #include "RunArtifacts.h"
 #include "RunInputFiles.h"
 #include "SftpClient.h"
@@ -29,13 +32,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLoggingCategory>
-#include <QProcess>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
-#include <QThread>
-#include <QXmlStreamReader>
-
-#include <libvirt/libvirt.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -44,36 +42,18 @@
 namespace {
 
 using namespace std::chrono_literals;
+using sbw::test::mbPerSecond;
+using sbw::test::failBench;
+using sbw::test::median;
 
 constexpr qint64 kFileBytes = 50 * 1024 * 1024;
-
-struct Failure
-{
-    QString what;
-};
-
-[[noreturn]] void fail(const QString& what)
-{
-    throw Failure{what};
-}
-
-qint64 median(std::vector<qint64> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.empty() ? -1 : values[values.size() / 2];
-}
-
-double mbPerSecond(qint64 bytes, qint64 ms)
-{
-    return ms > 0 ? double(bytes) / 1e6 / (double(ms) / 1000.0) : 0.0;
-}
 
 QByteArray fileDigest(const QString& path)
 {
     QFile file(path);
     QCryptographicHash hash(QCryptographicHash::Sha256);
     if (!file.open(QIODevice::ReadOnly) || !hash.addData(&file))
-        fail(QStringLiteral("cannot read %1").arg(path));
+        failBench(QStringLiteral("cannot read %1").arg(path));
     return hash.result().toHex();
 }
 
@@ -87,80 +67,25 @@ QByteArray guestRun(sbw::GuestSession& session, const QByteArray& command)
     request.onStdout = [&](QByteArrayView bytes) { out.append(bytes); };
     auto status = session.exec(request);
     if (!status || status->exitStatus != 0)
-        fail(QStringLiteral("guest command failed: %1").arg(QString::fromUtf8(command)));
+        failBench(QStringLiteral("guest command failed: %1").arg(QString::fromUtf8(command)));
     return out;
 }
 
-/// The host end of the domain's virtio-serial channel `port`, from its live XML.
-QString channelSocketPath(virConnectPtr conn, const QString& domainName, const QString& port)
+/// The value of `result`; fails the bench with its error otherwise.
+template <typename T> T valueOrFail(sbw::Expected<T> result)
 {
-    virDomainPtr domain = virDomainLookupByName(conn, domainName.toUtf8().constData());
-    if (!domain)
-        fail(QStringLiteral("no domain %1").arg(domainName));
-    char* xml = virDomainGetXMLDesc(domain, 0);
-    virDomainFree(domain);
-    QXmlStreamReader reader(QString::fromUtf8(xml));
-    free(xml);
-    QString path;
-    QString candidate;
-    while (!reader.atEnd()) {
-        reader.readNext();
-        if (!reader.isStartElement())
-            continue;
-        if (reader.name() == QLatin1String("channel"))
-            candidate.clear();
-        else if (reader.name() == QLatin1String("source"))
-            candidate = reader.attributes().value(QLatin1String("path")).toString();
-        else if (reader.name() == QLatin1String("target") && reader.attributes().value(QLatin1String("name")) == port)
-            path = candidate;
-    }
-    if (path.isEmpty())
-        fail(QStringLiteral("no socket path for channel %1 in the XML of %2").arg(port, domainName));
-    return path;
-}
-
-/// Milliseconds of `sftp -b BATCH root@sandbox` through the channel's socket.
-qint64 plainSftpMs(const QString& socketPath, const QString& hostKey, const QString& dir, const QByteArray& commands)
-{
-    QFile knownHosts(dir + QStringLiteral("/known_hosts"));
-    QFile batch(dir + QStringLiteral("/batch"));
-    if (!knownHosts.open(QIODevice::WriteOnly) || !batch.open(QIODevice::WriteOnly))
-        fail(QStringLiteral("cannot write in %1").arg(dir));
-    knownHosts.write("sandbox " + hostKey.section(QLatin1Char(' '), 0, 1).toUtf8() + "\n");
-    knownHosts.close();
-    batch.write(commands);
-    batch.close();
-    const QStringList arguments{
-        QStringLiteral("-F"), QStringLiteral("/dev/null"),
-        QStringLiteral("-i"), sbw::paths::dataDir() + QStringLiteral("/ssh/id_ed25519"),
-        QStringLiteral("-o"), QStringLiteral("ProxyCommand=socat - UNIX-CONNECT:") + socketPath,
-        QStringLiteral("-o"), QStringLiteral("UserKnownHostsFile=") + knownHosts.fileName(),
-        QStringLiteral("-o"), QStringLiteral("StrictHostKeyChecking=yes"),
-        QStringLiteral("-o"), QStringLiteral("HostKeyAlias=sandbox"),
-        QStringLiteral("-o"), QStringLiteral("IdentitiesOnly=yes"),
-        QStringLiteral("-o"), QStringLiteral("BatchMode=yes"),
-        QStringLiteral("-b"), batch.fileName(), QStringLiteral("root@sandbox")};
-    // The guest starts the next sshd on the port once the previous one has exited.
-    QThread::msleep(500);
-    QProcess process;
-    process.setStandardOutputFile(QProcess::nullDevice());
-    QElapsedTimer timer;
-    timer.start();
-    process.start(QStringLiteral("sftp"), arguments);
-    if (!process.waitForFinished(600000) || process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0)
-        fail(QStringLiteral("sftp failed (exit %1): %2")
-                 .arg(process.exitCode())
-                 .arg(QString::fromLocal8Bit(process.readAllStandardError())));
-    return timer.elapsed();
+    if (!result)
+        failBench(result.error().message);
+    return std::move(result.value());
 }
 
 void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, int repetitions)
 {
     if (auto started = workspace.start(); !started)
-        fail(started.error().message);
+        failBench(started.error().message);
     auto session = workspace.session(std::chrono::steady_clock::now() + 300s);
     if (!session)
-        fail(session.error().message);
+        failBench(session.error().message);
 
     QTemporaryDir dir;
     const QString source = dir.filePath(QStringLiteral("big.bin"));
@@ -169,12 +94,12 @@ void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, i
         QRandomGenerator(5).fillRange(reinterpret_cast<quint32*>(data.data()), data.size() / 4);
         QFile file(source);
         if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size())
-            fail(QStringLiteral("cannot write %1").arg(source));
+            failBench(QStringLiteral("cannot write %1").arg(source));
     }
     const QByteArray digest = fileDigest(source);
     auto inputs = sbw::checkInputFiles({source});
     if (!inputs)
-        fail(inputs.error().message);
+        failBench(inputs.error().message);
 
     std::vector<qint64> uploadMs, downloadMs;
     for (int i = 0; i < repetitions; ++i) {
@@ -184,16 +109,16 @@ void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, i
         {
             auto sftp = session.value()->openSftp();
             if (!sftp)
-                fail(sftp.error().message);
+                failBench(sftp.error().message);
             if (auto uploaded = sbw::uploadInputFiles(*sftp.value(), inputs.value(), "/root/run"); !uploaded)
-                fail(uploaded.error().message);
+                failBench(uploaded.error().message);
         }
         uploadMs.push_back(timer.elapsed());
         const QByteArray guestDigest =
             guestRun(*session.value(), "mkdir -p /root/run/out && ln /root/run/big.bin /root/run/out/big.bin && "
                                        "sha256sum /root/run/big.bin | cut -d' ' -f1").trimmed();
         if (guestDigest != digest)
-            fail(QStringLiteral("the uploaded file differs: %1").arg(QString::fromLatin1(guestDigest)));
+            failBench(QStringLiteral("the uploaded file differs: %1").arg(QString::fromLatin1(guestDigest)));
 
         const QString back = dir.filePath(QStringLiteral("back%1").arg(i));
         timer.start();
@@ -201,30 +126,30 @@ void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, i
         {
             auto sftp = session.value()->openSftp();
             if (!sftp)
-                fail(sftp.error().message);
+                failBench(sftp.error().message);
             collection = sbw::collectArtifacts(*sftp.value(), "/root/run/out", back, {});
         }
         downloadMs.push_back(timer.elapsed());
         if (collection.artifacts.size() != 1 || fileDigest(collection.artifacts.first().hostPath) != digest)
-            fail(QStringLiteral("the artifact did not come back exact: %1").arg(collection.note));
+            failBench(QStringLiteral("the artifact did not come back exact: %1").arg(collection.note));
         QFile::remove(collection.artifacts.first().hostPath);
     }
 
     const sbw::WorkspaceRecord& record = workspace.record();
-    const QString socketPath = channelSocketPath(connection.handle(), record.domainName, record.sshPort);
+    const QString socketPath =
+        valueOrFail(sbw::test::channelSocketPath(connection.handle(), record.domainName, record.sshPort));
     session.value().reset();
     workspace.closeSession();
 
+    const auto plain = valueOrFail(sbw::test::PlainSshClient::create(socketPath, record.hostKey, dir.path()));
     std::vector<qint64> putMs, getMs, connectMs;
     const QString got = dir.filePath(QStringLiteral("plain.bin"));
     for (int i = 0; i < repetitions; ++i) {
-        connectMs.push_back(plainSftpMs(socketPath, record.hostKey, dir.path(), "pwd\n"));
-        putMs.push_back(plainSftpMs(socketPath, record.hostKey, dir.path(),
-                                    "put " + QFile::encodeName(source) + " /root/plain.bin\n"));
-        getMs.push_back(plainSftpMs(socketPath, record.hostKey, dir.path(),
-                                    "get /root/plain.bin " + QFile::encodeName(got) + "\n"));
+        connectMs.push_back(valueOrFail(plain.sftpMs("pwd\n")));
+        putMs.push_back(valueOrFail(plain.sftpMs("put " + QFile::encodeName(source) + " /root/plain.bin\n")));
+        getMs.push_back(valueOrFail(plain.sftpMs("get /root/plain.bin " + QFile::encodeName(got) + "\n")));
         if (fileDigest(got) != digest)
-            fail(QStringLiteral("plain sftp did not copy the file exactly"));
+            failBench(QStringLiteral("plain sftp did not copy the file exactly"));
     }
 
     const qint64 up = median(uploadMs), down = median(downloadMs);
@@ -257,22 +182,6 @@ int main(int argc, char* argv[])
     const int repetitions = argc > 1 ? std::max(1, atoi(argv[1])) : 3;
 
     sbw::HypervisorConnection connection(sbw::test::guestUri());
-    const QString name = QStringLiteral("bench-files-%1").arg(QCoreApplication::applicationPid());
-    auto created = sbw::Workspace::create(connection, name, {});
-    if (!created) {
-        std::fprintf(stderr, "bench_run_files: %s\n", qPrintable(created.error().message));
-        return 1;
-    }
-    int status = 0;
-    try {
-        measure(connection, *created.value(), repetitions);
-    } catch (const Failure& failure) {
-        std::fprintf(stderr, "bench_run_files: %s\n", qPrintable(failure.what));
-        status = 1;
-    }
-    if (auto removed = created.value()->remove(); !removed) {
-        std::fprintf(stderr, "cannot remove workspace %s: %s\n", qPrintable(name), qPrintable(removed.error().message));
-        status = 1;
-    }
-    return status;
+    return sbw::test::measureOnNewWorkspace(connection, QStringLiteral("bench-files"), "bench_run_files",
+                                            [&](sbw::Workspace& workspace) { measure(connection, workspace, repetitions); });
 }

@@ -6,6 +6,7 @@
 // `snapshot-create-as` on the very same domain. Prints the median of N repetitions (default 3)
 // in milliseconds. Run under `flock /tmp/sbw-guest.lock`.
 
+#include "BenchStats.h"
 #include "HypervisorConnection.h"
 #include "LibvirtEventLoop.h"
 #include "TestEnvironment.h"
@@ -23,11 +24,7 @@
 
 namespace {
 
-qint64 median(std::vector<qint64> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.empty() ? -1 : values[values.size() / 2];
-}
+using sbw::test::median;
 
 qint64 timeMs(const std::function<bool()>& step)
 {

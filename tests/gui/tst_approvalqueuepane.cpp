@@ -2,11 +2,13 @@
 // appears, Ctrl+Return approves it, Ctrl+Backspace denies it with the typed reason, a file
 // write shows a diff, agent text is shown literally; the policy editor writes the file.
 
+#include "AgentRequests.h"
 #include "ApprovalQueuePane.h"
 #include "CommandLog.h"
 #include "PolicyEditorDialog.h"
 #include "PolicyGate.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QPushButton>
 #include <QLineEdit>
@@ -18,20 +20,8 @@
 #include <QtTest>
 
 using namespace sbw;
-
-namespace {
-
-ActionRequest agentExec(const QString& command)
-{
-    ActionRequest request;
-    request.sandbox = QStringLiteral("demo");
-    request.actor = {Actor::Kind::Agent, QStringLiteral("claude-code")};
-    request.command = command;
-    request.workdir = QStringLiteral("/root");
-    return request;
-}
-
-} // namespace
+using sbw::test::agentExec;
+using sbw::test::agentFileWrite;
 
 class TestApprovalQueuePane : public QObject
 {
@@ -148,11 +138,7 @@ private Q_SLOTS:
                 current = Content{23, QByteArray("import os\nprint('old')\n")};
             return QtFuture::makeReadyFuture(current);
         });
-        ActionRequest write = agentExec({});
-        write.kind = ActionKind::FileWrite;
-        write.path = QStringLiteral("/root/app.py");
-        write.content = "import os\nprint('new')\n";
-        queue.enqueue(write, {});
+        queue.enqueue(agentFileWrite(QStringLiteral("/root/app.py"), "import os\nprint('new')\n"), {});
         QTRY_VERIFY(pane.detail()->toPlainText().contains(QStringLiteral("@@")));
         const QString detail = pane.detail()->toPlainText();
         QVERIFY2(detail.contains(QStringLiteral("--- /root/app.py\n+++ /root/app.py (new)\n@@ -1,2 +1,2 @@\n"
@@ -171,11 +157,7 @@ private Q_SLOTS:
             return QtFuture::makeReadyFuture(
                 Expected<ApprovalQueuePane::CurrentContent>(ApprovalQueuePane::CurrentContent{5 * 1024 * 1024, {}}));
         });
-        ActionRequest write = agentExec({});
-        write.kind = ActionKind::FileWrite;
-        write.path = QStringLiteral("/root/big.log");
-        write.content = "short\nnew content\n";
-        queue.enqueue(write, {});
+        queue.enqueue(agentFileWrite(QStringLiteral("/root/big.log"), "short\nnew content\n"), {});
         QTRY_VERIFY(pane.detail()->toPlainText().contains(QStringLiteral("too large")));
         QCOMPARE(caps, QList<qint64>{1024 * 1024});
         QCOMPARE(pane.detail()->toPlainText(),
@@ -205,6 +187,22 @@ private Q_SLOTS:
         const QList<PolicyRule> demo{{{ActionKind::FileWrite, ActionKind::Upload}, QStringLiteral("/root/scratch/*"),
                                       PolicyDecision::Allow}};
         QCOMPARE(saved.workspaceRules.value(QStringLiteral("demo")), demo);
+        QVERIFY(!saved.pausesWhileWaiting(QStringLiteral("demo")));
+
+        // Pause while waiting: off by default; a workspace's partly checked box follows the default.
+        QCOMPARE(dialog.pauseBox()->checkState(), Qt::PartiallyChecked);
+        dialog.pauseBox()->setCheckState(Qt::Checked);
+        dialog.scope()->setCurrentIndex(dialog.scope()->findData(QString()));
+        QCOMPARE(dialog.pauseBox()->checkState(), Qt::Unchecked);
+        QVERIFY(!dialog.pauseBox()->isTristate());
+        QVERIFY(dialog.save().ok());
+        const Policy paused = Policy::load(path).value();
+        QVERIFY(paused.pausesWhileWaiting(QStringLiteral("demo")));
+        QVERIFY(!paused.pausesWhileWaiting(QStringLiteral("other")));
+        QCOMPARE(paused.workspaceRules.value(QStringLiteral("demo")), demo);
+        dialog.scope()->setCurrentIndex(dialog.scope()->findData(QStringLiteral("demo")));
+        QCOMPARE(dialog.pauseBox()->checkState(), Qt::Checked);
+
         dialog.table()->item(0, 0)->setText(QStringLiteral("exec, sudo"));
         const auto bad = dialog.save();
         QVERIFY(!bad.ok());

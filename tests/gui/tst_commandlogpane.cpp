@@ -3,6 +3,7 @@
 
 #include "CommandLogModel.h"
 #include "CommandLogPane.h"
+#include "CommandLogRows.h"
 
 #include <QComboBox>
 #include <QLineEdit>
@@ -30,13 +31,7 @@ class TestCommandLogPane : public QObject
         start.actor = {actor, actor == Actor::Kind::Agent ? QStringLiteral("demo-agent") : QString()};
         start.command = command;
         start.workdir = QStringLiteral("/root");
-        const qint64 id = m_log->begin(start).value();
-        m_log->appendOutput(id, OutputStream::Stdout, out);
-        ActionEnd end;
-        end.outcome = exitStatus == 0 ? Outcome::Succeeded : Outcome::Failed;
-        end.exitStatus = exitStatus;
-        m_log->finish(id, end);
-        return id;
+        return sbw::test::logExec(*m_log, start, OutputStream::Stdout, out, exitStatus);
     }
 
 private Q_SLOTS:
@@ -110,16 +105,9 @@ private Q_SLOTS:
     void approvalRowShowsTheWait()
     {
         auto log = CommandLog::open(m_dir.filePath(QStringLiteral("approvals.sqlite"))).value();
-        ActionStart start;
-        start.sandbox = QStringLiteral("alpha");
-        start.actor = {Actor::Kind::Agent, QStringLiteral("demo-agent")};
-        start.kind = ActionKind::Approval;
-        start.command = QStringLiteral("exec: make install");
-        start.approval = Approval::Approved;
-        start.approver = QStringLiteral("alice");
-        start.elapsedMs = 4200; // asked 4.2 s before the decision
-        const qint64 id = log->begin(start).value();
-        log->finish(id, {});
+        // Asked 4.2 s before the decision.
+        const qint64 id = sbw::test::logApproval(*log, QStringLiteral("alpha"),
+                                                 {Actor::Kind::Agent, QStringLiteral("demo-agent")}, 4200);
         const qint64 waited = log->row(id).value().durationMs;
         QVERIFY(waited >= 4200 && waited < 4300);
         const QString text = QStringLiteral("approved by alice after %1 ms").arg(waited);

@@ -1,7 +1,7 @@
 // The main window without a guest: menus and shortcuts, the connection in the status bar, a
-// failed run shown as text (no dialog), closing during a run waiting for its clean-up, and the
-// Agents and Approval Queue docks fitting a 1280x800 screen (saved as
-// $SBW_SCREENSHOT_DIR/mainwindow-docks.png when that variable is set).
+// failed run shown as text (no dialog), closing during a run waiting for its clean-up, and every
+// combination of the View menu's docks fitting a 1280x800 screen (saved as
+// $SBW_SCREENSHOT_DIR/mainwindow-docks.png and mainwindow-docks-log.png when that variable is set).
 
 #include "AgentsPane.h"
 #include "ApprovalQueue.h"
@@ -12,6 +12,7 @@
 #include "MainWindow.h"
 #include "OutputView.h"
 #include "RunPane.h"
+#include "WorkspaceManager.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -67,7 +68,7 @@ private Q_SLOTS:
     void failedRunIsShownAsText();
     void escapeCancelsRun();
     void closeDuringRunWaitsForCleanup();
-    void agentAndApprovalDocksFit1280x800();
+    void everyDockFits1280x800();
 };
 
 void TestMainWindow::hasMenusAndShortcuts()
@@ -121,6 +122,9 @@ void TestMainWindow::statusBarShowsConnectionAndAccelerator()
     QTRY_COMPARE(window.connectionStatus()->text(),
                  QStringLiteral("test:///default · TCG (software emulation, slow)"));
     QVERIFY(window.connectionStatus()->isConnected());
+    // The first connection (the reattach at start) is not announced as a reconnection.
+    QTRY_VERIFY(window.workspaceManager()->isConnected());
+    QCOMPARE(window.statusBar()->currentMessage(), QString());
 }
 
 void TestMainWindow::statusBarShowsUnreachableDaemon()
@@ -217,20 +221,14 @@ void TestMainWindow::closeDuringRunWaitsForCleanup()
     QVERIFY(window.runPane()->lastResult().has_value());
 }
 
-void TestMainWindow::agentAndApprovalDocksFit1280x800()
+void TestMainWindow::everyDockFits1280x800()
 {
     HypervisorConnection connection(QStringLiteral("test:///default"));
     MainWindow window(&connection);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    auto* agents = window.findChild<QDockWidget*>(QStringLiteral("agentsDock"));
-    auto* approvals = window.findChild<QDockWidget*>(QStringLiteral("approvalDock"));
-    QVERIFY(agents && approvals);
-    agents->toggleViewAction()->trigger();
-    approvals->toggleViewAction()->trigger();
-    QVERIFY(agents->isVisible() && approvals->isVisible());
     // Long texts: a port in use makes the Agents dock's status line an error message, and an
-    // agent's request with a long command waits in the queue.
+    // agent's request with a long command waits in the queue (which shows the Approvals dock).
     QTcpServer busy;
     QVERIFY(busy.listen(QHostAddress::LocalHost, 0));
     window.agentsPane()->portBox()->setValue(busy.serverPort());
@@ -239,18 +237,43 @@ void TestMainWindow::agentAndApprovalDocksFit1280x800()
     ActionRequest request;
     request.sandbox = QStringLiteral("a-workspace-with-a-rather-long-name");
     request.actor = {Actor::Kind::Agent, QStringLiteral("an-agent-client-with-a-long-name/1.2.3")};
-    request.command = QStringLiteral("python3 -c 'print(1)' ").repeated(30);
+    request.command = QStringLiteral("python3 -c 'print(1)' ").repeated(30) +
+                      QStringLiteral("\nls -l /tmp\necho done\n");
     window.findChild<ApprovalQueue*>()->enqueue(request, [](const GateDecision&) {});
-    QTest::qWait(200); // layouts settle
-    QVERIFY2(window.width() <= 1280, qPrintable(QString::number(window.width())));
-    QVERIFY2(window.height() <= 800, qPrintable(QString::number(window.height())));
-    QVERIFY2(window.minimumSizeHint().width() <= 1280, qPrintable(QString::number(window.minimumSizeHint().width())));
-    QVERIFY2(window.minimumSize().width() <= 1280, qPrintable(QString::number(window.minimumSize().width())));
+
+    // Every dock the View menu opens, in every combination (the Sessions dock stays open).
+    QList<QDockWidget*> docks;
+    for (const char* name : {"approvalDock", "agentsDock", "commandLogDock", "resourceDock"}) {
+        auto* dock = window.findChild<QDockWidget*>(QLatin1String(name));
+        QVERIFY2(dock, name);
+        docks << dock;
+    }
+    for (int shown = 0; shown < (1 << docks.size()); ++shown) {
+        for (int i = 0; i < docks.size(); ++i)
+            docks[i]->setVisible(shown & (1 << i));
+        QTest::qWait(50); // layouts settle
+        QStringList open;
+        for (QDockWidget* dock : docks) {
+            if (dock->isVisible())
+                open << dock->objectName();
+        }
+        const QString which = open.join(QLatin1Char('+'));
+        const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+        QVERIFY2(minimum.width() <= 1280 && minimum.height() <= 800,
+                 qPrintable(QStringLiteral("%1: minimum %2x%3").arg(which).arg(minimum.width()).arg(minimum.height())));
+        QVERIFY2(window.width() <= 1280 && window.height() <= 800,
+                 qPrintable(QStringLiteral("%1: window %2x%3").arg(which).arg(window.width()).arg(window.height())));
+    }
+    QVERIFY(std::all_of(docks.cbegin(), docks.cend(), [](QDockWidget* dock) { return dock->isVisible(); }));
     window.resize(1280, 800); // the whole screen
     QTest::qWait(100);
     QCOMPARE(window.size(), QSize(1280, 800));
-    if (const QString dir = qEnvironmentVariable("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+    if (const QString dir = qEnvironmentVariable("SBW_SCREENSHOT_DIR"); !dir.isEmpty()) {
         QVERIFY(window.grab().save(dir + QStringLiteral("/mainwindow-docks.png")));
+        docks[2]->raise(); // the Command Log tab over Resources
+        QTest::qWait(50);
+        QVERIFY(window.grab().save(dir + QStringLiteral("/mainwindow-docks-log.png")));
+    }
 }
 
 // Not QTEST_MAIN: libvirt's event loop needs prepareProcess() before the application exists

@@ -51,6 +51,14 @@ void TestRunStatusText::results_data()
                                    "Finished: exit status 0 · boot 6.42 s · script 85 ms")
                             << int(ResultKind::Success);
 
+    RunResult preBooted = ok;
+    preBooted.preBooted = true;
+    preBooted.bootMs = 74;
+    QTest::newRow("pre-booted") << preBooted
+                                << QStringLiteral("Finished: exit status 0 · pre-booted microVM "
+                                                  "resumed in 74 ms · script 85 ms")
+                                << int(ResultKind::Success);
+
     RunResult failed = ok;
     failed.exitStatus = 3;
     QTest::newRow("exit 3") << failed

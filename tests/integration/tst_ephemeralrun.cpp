@@ -3,6 +3,7 @@
 #include "CommandLog.h"
 #include "EphemeralRun.h"
 #include "HypervisorConnection.h"
+#include "SandboxPool.h"
 #include "TestEnvironment.h"
 
 #include <QCryptographicHash>
@@ -13,6 +14,8 @@
 #include <QTest>
 
 #include <thread>
+
+#include <libvirt/libvirt.h>
 
 using namespace std::chrono_literals;
 
@@ -30,6 +33,22 @@ QString writeFile(const QString& path, const QByteArray& bytes)
     if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
         qFatal("cannot write %s", qPrintable(path));
     return path;
+}
+
+/// virDomainGetState() of the domain `name` (VIR_DOMAIN_*), or -1 when there is none.
+int domainState(const QString& name)
+{
+    sbw::HypervisorConnection connection(sbw::test::guestUri());
+    if (!connection.ensureOpen())
+        return -1;
+    virDomainPtr domain = virDomainLookupByName(connection.handle(), name.toUtf8().constData());
+    if (!domain)
+        return -1;
+    int state = -1;
+    if (virDomainGetState(domain, &state, nullptr, 0) < 0)
+        state = -1;
+    virDomainFree(domain);
+    return state;
 }
 
 QByteArray sha256Hex(const QByteArray& bytes)
@@ -253,6 +272,45 @@ private Q_SLOTS:
         QCOMPARE(result.error, error);
         QCOMPARE(result.domainName, QString());
         QCOMPARE(result.cliExitCode(), sbw::RunResult::kWorkbenchError);
+    }
+
+    // A pool: the first run boots its own microVM, then the pool boots the next one and
+    // pauses it; the second run takes it (resumed, output exact, the VM gone afterwards). A
+    // run of other limits does not take it; turning the pool off and destroying it leave
+    // nothing (checked by cleanup()).
+    void preBootedSandboxServesTheNextRun()
+    {
+        sbw::SandboxPool pool(*m_connection);
+        sbw::RunOptions options;
+        options.code = "print(6*7)\n";
+        options.pool = &pool;
+        const sbw::RunResult first = sbw::runEphemeral(*m_connection, options, {}, nullptr);
+        QVERIFY2(first.error.isEmpty(), qPrintable(first.error));
+        QVERIFY(!first.preBooted);
+        QTRY_VERIFY_WITH_TIMEOUT(pool.hasReady(), 180000);
+        const QStringList pooled = sbw::test::runDomains(m_connection->uri());
+        QCOMPARE(pooled.size(), 1);
+        QVERIFY(!pooled.contains(first.domainName));
+        QCOMPARE(domainState(pooled.first()), int(VIR_DOMAIN_PAUSED));
+
+        sbw::SandboxOptions other = options.sandbox;
+        other.memoryMiB = 384;
+        QVERIFY(pool.take(other) == nullptr);
+        QVERIFY(pool.hasReady());
+
+        options.code = "import os\nprint(6*7, sorted(os.listdir('.')))\n";
+        const sbw::RunResult second = sbw::runEphemeral(*m_connection, options, {}, nullptr);
+        QVERIFY2(second.error.isEmpty(), qPrintable(second.error));
+        QVERIFY(second.preBooted);
+        QCOMPARE(second.domainName, pooled.first());
+        QCOMPARE(second.stdoutData, QByteArray("42 ['main.py', 'out']\n"));
+        QCOMPARE(second.exitStatus, std::optional<int>(0));
+        QVERIFY(!sbw::test::runDomains(m_connection->uri()).contains(second.domainName));
+
+        QTRY_VERIFY_WITH_TIMEOUT(pool.hasReady(), 180000); // the third microVM
+        pool.setEnabled(false);
+        QVERIFY(!pool.hasReady());
+        QCOMPARE(sbw::test::runDomains(m_connection->uri()), QStringList());
     }
 
     void deadDaemonIsAClearError()

@@ -1,16 +1,27 @@
 // The MCP server with a real client (the official TypeScript SDK, tests/mcp/client.mjs) over
 // both transports: `sbw serve` (Streamable HTTP) and `sbw mcp` (stdio), on real guests. The
 // policy allows everything but commands containing "forbidden", so the denied path is the real
-// PolicyGate's. One workspace, made through create_workspace, serves every case.
+// PolicyGate's. One workspace, made through create_workspace, serves every case; the last case
+// asks a person for its exec calls through the core API (the window's gate, queue and pause in
+// this process) to see the workspace paused while a call waits.
 
+#include "ApprovalPause.h"
+#include "ApprovalQueue.h"
 #include "CommandLog.h"
 #include "HypervisorConnection.h"
+#include "McpServer.h"
+#include "McpTools.h"
+#include "PolicyGate.h"
 #include "RunArtifacts.h"
 #include "TestEnvironment.h"
 #include "Workspace.h"
+#include "WorkspaceDomains.h"
+
+#include <libvirt/libvirt.h>
 
 #include <QCryptographicHash>
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -339,16 +350,22 @@ print(total)
         QCOMPARE(structured(run).value(QLatin1String("exit_status")).toInt(), 0);
         QCOMPARE(structured(run).value(QLatin1String("artifacts_note")).toString(), QString());
 
-        const auto entry = [](const QString& path, const QByteArray& bytes, const QString& mime) {
+        // Each artifact's URI names the run's microVM, so that resources/read finds it later.
+        const QJsonArray artifacts = structured(run).value(QLatin1String("artifacts")).toArray();
+        QCOMPARE(artifacts.size(), 3);
+        const QRegularExpression uriPattern(QStringLiteral("^sbw://runs/(sbw-run-\\d{8}-\\d{6}-[0-9a-f]{4})/out/plot\\.png$"));
+        const QString runName = uriPattern.match(artifacts[0].toObject().value(QLatin1String("uri")).toString()).captured(1);
+        QVERIFY2(!runName.isEmpty(), qPrintable(artifacts[0].toObject().value(QLatin1String("uri")).toString()));
+        const auto uri = [&](const QString& path) { return QStringLiteral("sbw://runs/%1/%2").arg(runName, path); };
+        const auto entry = [&](const QString& path, const QByteArray& bytes, const QString& mime) {
             return QJsonObject{{QStringLiteral("path"), path},
                                {QStringLiteral("size_bytes"), bytes.size()},
                                {QStringLiteral("sha256"),
                                 QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex())},
                                {QStringLiteral("mime_type"), mime},
-                               {QStringLiteral("inline"), true}};
+                               {QStringLiteral("inline"), true},
+                               {QStringLiteral("uri"), uri(path)}};
         };
-        const QJsonArray artifacts = structured(run).value(QLatin1String("artifacts")).toArray();
-        QCOMPARE(artifacts.size(), 3);
         QCOMPARE(artifacts[0].toObject(), entry(QStringLiteral("out/plot.png"), png, QStringLiteral("image/png")));
         QCOMPARE(artifacts[1].toObject(), entry(QStringLiteral("out/result.txt"), resultText, QStringLiteral("text/plain")));
         QCOMPARE(artifacts[2].toObject(),
@@ -364,15 +381,40 @@ print(total)
         QCOMPARE(QByteArray::fromBase64(image.value(QLatin1String("data")).toString().toLatin1()), png);
         QCOMPARE(content[2].toObject().value(QLatin1String("type")).toString(), QStringLiteral("resource"));
         const QJsonObject textFile = content[2].toObject().value(QLatin1String("resource")).toObject();
-        QCOMPARE(textFile.value(QLatin1String("uri")).toString(), QStringLiteral("file:///root/run/out/result.txt"));
+        QCOMPARE(textFile.value(QLatin1String("uri")).toString(), uri(QStringLiteral("out/result.txt")));
         QCOMPARE(textFile.value(QLatin1String("mimeType")).toString(), QStringLiteral("text/plain"));
         QCOMPARE(textFile.value(QLatin1String("text")).toString().toUtf8(), resultText);
         const QJsonObject blob = content[3].toObject().value(QLatin1String("resource")).toObject();
-        QCOMPARE(blob.value(QLatin1String("uri")).toString(), QStringLiteral("file:///root/run/out/seed-copy.bin"));
+        QCOMPARE(blob.value(QLatin1String("uri")).toString(), uri(QStringLiteral("out/seed-copy.bin")));
         QCOMPARE(QByteArray::fromBase64(blob.value(QLatin1String("blob")).toString().toLatin1()), seed);
 
         QCOMPARE(results[2].value(QLatin1String("isError")).toBool(), true);
         QCOMPARE(text(results[2]), QStringLiteral("bad arguments: input file ../x must be a plain file name (no folders, no . or ..)"));
+
+        // Another client of the same server lists the run's files and reads them back.
+        const QList<QJsonObject> resources = client(
+            http(), {QJsonObject{{QStringLiteral("resources"), true}},
+                     QJsonObject{{QStringLiteral("read"), uri(QStringLiteral("out/result.txt"))}},
+                     QJsonObject{{QStringLiteral("read"), uri(QStringLiteral("out/seed-copy.bin"))}},
+                     QJsonObject{{QStringLiteral("read"), QStringLiteral("sbw://runs/sbw-run-none/out/x")}}});
+        QCOMPARE(resources.size(), 4);
+        const QJsonArray listed = resources[0].value(QLatin1String("resources")).toArray();
+        QCOMPARE(listed.size(), 3);
+        QCOMPARE(listed[1].toObject(),
+                 (QJsonObject{{QStringLiteral("uri"), uri(QStringLiteral("out/result.txt"))},
+                              {QStringLiteral("name"), QStringLiteral("out/result.txt")},
+                              {QStringLiteral("description"), QStringLiteral("written by run_code in the microVM ") + runName},
+                              {QStringLiteral("mimeType"), QStringLiteral("text/plain")},
+                              {QStringLiteral("size"), resultText.size()}}));
+        QCOMPARE(resources[1].value(QLatin1String("contents")).toArray(),
+                 (QJsonArray{QJsonObject{{QStringLiteral("uri"), uri(QStringLiteral("out/result.txt"))},
+                                         {QStringLiteral("mimeType"), QStringLiteral("text/plain")},
+                                         {QStringLiteral("text"), QString::fromUtf8(resultText)}}}));
+        const QJsonObject seedBack = resources[2].value(QLatin1String("contents")).toArray().at(0).toObject();
+        QCOMPARE(QByteArray::fromBase64(seedBack.value(QLatin1String("blob")).toString().toLatin1()), seed);
+        QCOMPARE(resources[3].value(QLatin1String("code")).toInt(), -32002);
+        QVERIFY2(resources[3].value(QLatin1String("error")).toString().contains(QLatin1String("Resource not found")),
+                 qPrintable(resources[3].value(QLatin1String("error")).toString()));
     }
 
     void stdioRunsCodeAndExec()
@@ -459,6 +501,129 @@ print(total)
         QCOMPARE(denied, 2);
         QCOMPARE(runs, 1);
         QCOMPARE(runsWithFiles, 1);
+    }
+
+    /// pauseWhileWaiting: the workspace's domain is paused while an asked exec waits, and runs
+    /// again before the approved command does; a timed-out call resumes it too; a workspace the
+    /// person paused stays paused after the decision. The pauses and resumes are log rows of
+    /// the workbench's approval queue.
+    void waitingCallPausesItsWorkspace()
+    {
+        auto log = sbw::CommandLog::open(m_data.filePath(QStringLiteral("approval-log.sqlite")));
+        QVERIFY(log.ok());
+        auto policy = sbw::Policy::parse(R"({"version": 1, "workspaces": {"mcp-test": {"pauseWhileWaiting": true,
+            "rules": [{"kinds": ["exec"], "decision": "ask"}, {"decision": "allow"}]}}})",
+                                         QStringLiteral("policy"));
+        QVERIFY(policy.ok());
+        sbw::PolicyGate gate(policy.value(), log.value());
+        sbw::ApprovalQueue queue;
+        gate.setApprovalQueue(&queue);
+        sbw::ApprovalPause pause(m_connection.get(), log.value());
+        gate.setApprovalPause(&pause);
+        sbw::McpServer server(&gate, log.value());
+        for (sbw::McpTool& tool : sbw::workbenchTools(std::make_shared<sbw::McpSandboxes>(m_connection.get())))
+            server.addTool(std::move(tool));
+        const QString session = server.openSession(QStringLiteral("stdio"));
+        std::optional<QJsonObject> answer;
+        const auto send = [&](const QString& method, const QJsonObject& params) {
+            answer.reset();
+            server.handle(session,
+                          QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), 1},
+                                      {QStringLiteral("method"), method}, {QStringLiteral("params"), params}},
+                          [&answer](const QJsonObject& reply) { answer = reply.value(QLatin1String("result")).toObject(); });
+        };
+        send(QStringLiteral("initialize"), {{QStringLiteral("protocolVersion"), QStringLiteral("2025-06-18")},
+                                            {QStringLiteral("clientInfo"), QJsonObject{{QStringLiteral("name"), QStringLiteral("pauser")}}}});
+        QVERIFY(answer);
+        const auto exec = [&](const QString& shell) {
+            send(QStringLiteral("tools/call"),
+                 {{QStringLiteral("name"), QStringLiteral("exec")},
+                  {QStringLiteral("arguments"), QJsonObject{{QStringLiteral("workspace"), kWorkspace},
+                                                            {QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"), shell}}}}});
+        };
+        auto domain = sbw::lookupWorkspaceDomain(m_connection->handle(), kWorkspace);
+        QVERIFY(domain.ok());
+        const auto domainState = [&] {
+            int state = VIR_DOMAIN_NOSTATE;
+            int reason = 0;
+            virDomainGetState(domain.value().get(), &state, &reason, 0);
+            return state;
+        };
+        QCOMPARE(domainState(), int(VIR_DOMAIN_RUNNING));
+
+        // Approved: paused while it waits, running again before the command runs.
+        exec(QStringLiteral("echo approved; cat /proc/uptime >/dev/null"));
+        QTRY_COMPARE_WITH_TIMEOUT(queue.pending().size(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(domainState(), int(VIR_DOMAIN_PAUSED), 10000);
+        QVERIFY(pause.holdsPaused(kWorkspace));
+        QTest::qWait(300);
+        QVERIFY(!answer);
+        QCOMPARE(domainState(), int(VIR_DOMAIN_PAUSED));
+        QElapsedTimer sinceApproval;
+        sinceApproval.start();
+        QVERIFY(queue.approve(queue.pending().at(0).id, QStringLiteral("alice")));
+        QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 120000);
+        qInfo("approved exec answered %lld ms after the approval (resume and command)", sinceApproval.elapsed());
+        QCOMPARE(domainState(), int(VIR_DOMAIN_RUNNING));
+        QVERIFY2(!answer->value(QLatin1String("isError")).toBool(), QJsonDocument(*answer).toJson().constData());
+        QCOMPARE(structured(*answer).value(QLatin1String("stdout")).toString(), QStringLiteral("approved\n"));
+        QCOMPARE(structured(*answer).value(QLatin1String("exit_status")).toInt(), 0);
+        QVERIFY(!pause.holdsPaused(kWorkspace));
+
+        // Timed out: resumed as well; the agent reads the reason.
+        queue.setTimeout(std::chrono::seconds(3));
+        exec(QStringLiteral("echo late"));
+        QTRY_COMPARE_WITH_TIMEOUT(domainState(), int(VIR_DOMAIN_PAUSED), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 20000);
+        QCOMPARE(text(*answer), QStringLiteral("denied: not approved within 3 s"));
+        QCOMPARE(domainState(), int(VIR_DOMAIN_RUNNING));
+
+        // Paused by the person before the call: still paused after the denial.
+        auto workspace = sbw::Workspace::open(*m_connection, kWorkspace);
+        QVERIFY(workspace.ok());
+        QVERIFY(workspace.value()->pause().ok());
+        queue.setTimeout(std::chrono::minutes(5));
+        exec(QStringLiteral("echo never"));
+        QTRY_COMPARE_WITH_TIMEOUT(queue.pending().size(), 1, 5000);
+        QTest::qWait(500);
+        QVERIFY(!pause.holdsPaused(kWorkspace));
+        QVERIFY(queue.deny(queue.pending().at(0).id, QStringLiteral("alice"), QStringLiteral("not now")));
+        QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 10000);
+        QCOMPARE(text(*answer), QStringLiteral("denied: not now"));
+        QTest::qWait(500);
+        QCOMPARE(domainState(), int(VIR_DOMAIN_PAUSED));
+        QVERIFY(workspace.value()->resume().ok());
+
+        // The log: the workbench paused and resumed twice, the resume ended before the
+        // approved command started.
+        sbw::LogFilter filter;
+        filter.actor = sbw::Actor::Kind::Workbench;
+        const auto rows = log.value()->rows(filter);
+        QVERIFY(rows.ok());
+        QStringList story;
+        for (const sbw::ActionRecord& row : rows.value()) // newest first
+            story.prepend(QStringLiteral("%1 %2 %3 %4").arg(row.actor.display(), sbw::actionKindName(row.kind), row.sandbox,
+                                                            sbw::outcomeName(row.outcome)));
+        const QString paused = QStringLiteral("workbench (approval queue) pause mcp-test succeeded");
+        const QString resumed = QStringLiteral("workbench (approval queue) resume mcp-test succeeded");
+        QCOMPARE(story, QStringList({paused, resumed, paused, resumed}));
+        for (const sbw::ActionRecord& row : rows.value())
+            qInfo("%s took %lld ms", qPrintable(sbw::actionKindName(row.kind)), row.durationMs);
+        sbw::LogFilter execs;
+        execs.actor = sbw::Actor::Kind::Agent;
+        const auto agentRows = log.value()->rows(execs);
+        QVERIFY(agentRows.ok());
+        const auto approved = std::find_if(agentRows->cbegin(), agentRows->cend(), [](const sbw::ActionRecord& row) {
+            return row.kind == sbw::ActionKind::Exec && row.outcome == sbw::Outcome::Succeeded;
+        });
+        QVERIFY(approved != agentRows->cend());
+        QCOMPARE(approved->approval, sbw::Approval::Approved);
+        QCOMPARE(approved->approver, QStringLiteral("alice"));
+        const sbw::ActionRecord& firstResume = rows->at(2); // newest first: resume, pause, resume, pause
+        QCOMPARE(firstResume.kind, sbw::ActionKind::Resume);
+        QVERIFY2(firstResume.ended <= approved->started,
+                 qPrintable(firstResume.ended.toString(Qt::ISODateWithMs) + QLatin1Char(' ') +
+                            approved->started.toString(Qt::ISODateWithMs)));
     }
 };
 

@@ -1,6 +1,6 @@
 // The official MCP conformance suite (npm @modelcontextprotocol/conformance, pinned in
-// tests/mcp/package.json) against `sbw serve`: every server scenario that applies to a
-// tools-only server on Streamable HTTP must pass; every other scenario of the suite is listed
+// tests/mcp/package.json) against `sbw serve`: every server scenario that applies to a server
+// of tools and run resources on Streamable HTTP must pass; every other scenario of the suite is listed
 // here with the reason it is skipped. The suite's CLI cannot send a bearer token, so it talks to
 // the server through tests/mcp/bearer-proxy.mjs, which adds the token and passes Host and Origin
 // on unchanged. No scenario calls a workbench tool (a policy denying everything and libvirt's
@@ -31,6 +31,7 @@ const QList<std::pair<QString, QString>> kScenarios = {
     {QStringLiteral("tools-list"), {}},
     {QStringLiteral("server-sse-multiple-streams"), {}},
     {QStringLiteral("dns-rebinding-protection"), {}},
+    {QStringLiteral("resources-list"), {}},
     {QStringLiteral("logging-set-level"),
      QStringLiteral("the server declares no logging capability: it sends no log notifications")},
     {QStringLiteral("completion-complete"),
@@ -60,12 +61,18 @@ const QList<std::pair<QString, QString>> kScenarios = {
     {QStringLiteral("server-sse-polling"),
      QStringLiteral("calls the suite's own tool test_reconnection on an SSE stream; the server answers every POST "
                     "with JSON and offers no SSE stream, so the scenario has nothing to check")},
-    {QStringLiteral("resources-list"), QStringLiteral("the server offers no resources")},
-    {QStringLiteral("resources-read-text"), QStringLiteral("the server offers no resources")},
-    {QStringLiteral("resources-read-binary"), QStringLiteral("the server offers no resources")},
-    {QStringLiteral("resources-templates-read"), QStringLiteral("the server offers no resources")},
-    {QStringLiteral("resources-subscribe"), QStringLiteral("the server offers no resources")},
-    {QStringLiteral("resources-unsubscribe"), QStringLiteral("the server offers no resources")},
+    {QStringLiteral("resources-read-text"),
+     QStringLiteral("reads the suite's own resource test://static-text; the server's resources are the files its "
+                    "runs wrote, see tst_mcpserver and tst_mcp")},
+    {QStringLiteral("resources-read-binary"),
+     QStringLiteral("reads the suite's own resource test://static-binary; the server's resources are the files its "
+                    "runs wrote, see tst_mcpserver and tst_mcp")},
+    {QStringLiteral("resources-templates-read"),
+     QStringLiteral("reads the suite's own template test://template/{id}/data; the server has no resource templates")},
+    {QStringLiteral("resources-subscribe"),
+     QStringLiteral("the server declares no resource subscriptions: a run's files never change")},
+    {QStringLiteral("resources-unsubscribe"),
+     QStringLiteral("the server declares no resource subscriptions: a run's files never change")},
     {QStringLiteral("prompts-list"), QStringLiteral("the server offers no prompts")},
     {QStringLiteral("prompts-get-simple"), QStringLiteral("the server offers no prompts")},
     {QStringLiteral("prompts-get-with-args"), QStringLiteral("the server offers no prompts")},

@@ -4,8 +4,10 @@
 //   node client.mjs '{"transport": "http", "url": "http://127.0.0.1:N/mcp", "token": "…", "steps": [...]}'
 //
 // Steps, run in order: {"list": true} prints {"tools": [names]}; {"call": NAME, "arguments": {...}}
-// prints the tool's result as the SDK returns it (content, structuredContent, isError), or
-// {"error": MESSAGE} when the SDK throws (protocol error, output not matching the schema).
+// prints the tool's result as the SDK returns it (content, structuredContent, isError);
+// {"resources": true} prints resources/list's result; {"read": URI} prints resources/read's;
+// a step prints {"error": MESSAGE, "code": CODE} when the SDK throws (protocol error, output not
+// matching the schema).
 // The first line is {"server": serverInfo, "instructions": …}. One JSON line per step on stdout;
 // exit status 1 when the client cannot connect.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -34,12 +36,16 @@ for (const step of config.steps ?? []) {
     if (step.list) {
       const { tools } = await client.listTools();
       print({ tools: tools.map((tool) => tool.name) });
+    } else if (step.resources) {
+      print(await client.listResources());
+    } else if (step.read) {
+      print(await client.readResource({ uri: step.read }));
     } else {
       // Long calls (boots under software emulation) outlast the SDK's default of 60 s.
       print(await client.callTool({ name: step.call, arguments: step.arguments ?? {} }, undefined, { timeout: 900000 }));
     }
   } catch (error) {
-    print({ error: error.message });
+    print({ error: error.message, code: error.code ?? null });
   }
 }
 await client.close();

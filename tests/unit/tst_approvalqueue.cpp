@@ -1,24 +1,16 @@
 // ApprovalQueue: approve, deny with a reason, edit then approve, the deadline, and that every
 // request is decided exactly once.
 
+#include "AgentRequests.h"
 #include "ApprovalQueue.h"
 
 #include <QSignalSpy>
 #include <QtTest>
 
 using namespace sbw;
+using sbw::test::agentExec;
 
 namespace {
-
-ActionRequest agentExec(const QString& command)
-{
-    ActionRequest request;
-    request.sandbox = QStringLiteral("demo");
-    request.actor = {Actor::Kind::Agent, QStringLiteral("claude-code")};
-    request.command = command;
-    request.workdir = QStringLiteral("/root");
-    return request;
-}
 
 /// Collects the decisions given to `done`.
 struct Decisions

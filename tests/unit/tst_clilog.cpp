@@ -2,6 +2,7 @@
 
 #include "CliProcess.h"
 #include "CommandLog.h"
+#include "CommandLogRows.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -30,29 +31,15 @@ private Q_SLOTS:
         start.sandbox = QStringLiteral("ws1");
         start.actor = {Actor::Kind::Cli, {}};
         start.command = QStringLiteral("echo hi");
-        const qint64 ok = log->begin(start).value();
-        log->appendOutput(ok, OutputStream::Stdout, "hi\n");
-        log->finish(ok, {});
+        sbw::test::logExec(*log, start, OutputStream::Stdout, "hi\n", 0);
         start.sandbox = QStringLiteral("ws2");
         start.actor = {Actor::Kind::Agent, QStringLiteral("bot")};
         start.command = QStringLiteral("printf '\\033[2J'; exit 4");
-        m_failed = log->begin(start).value();
-        log->appendOutput(m_failed, OutputStream::Stderr, QByteArray("\x1b[2J\xff", 5));
-        ActionEnd end;
-        end.outcome = Outcome::Failed;
-        end.exitStatus = 4;
-        log->finish(m_failed, end);
+        m_failed = sbw::test::logExec(*log, start, OutputStream::Stderr, QByteArray("\x1b[2J\xff", 5), 4);
         // A person's decision after a wait of 1.5 s, asked by an agent with a long name.
-        ActionStart approval;
-        approval.sandbox = QStringLiteral("ws2");
-        approval.actor = {Actor::Kind::Agent, QStringLiteral("a-very-long-agent-client-name-from-somewhere")};
-        approval.kind = ActionKind::Approval;
-        approval.command = QStringLiteral("exec: make install");
-        approval.approval = Approval::Approved;
-        approval.approver = QStringLiteral("alice");
-        approval.elapsedMs = 1500;
-        const qint64 decided = log->begin(approval).value();
-        log->finish(decided, {});
+        const qint64 decided = sbw::test::logApproval(
+            *log, QStringLiteral("ws2"), {Actor::Kind::Agent, QStringLiteral("a-very-long-agent-client-name-from-somewhere")},
+            1500);
         m_waitMs = log->row(decided).value().durationMs;
         QVERIFY(m_waitMs >= 1500 && m_waitMs < 1600);
     }

@@ -288,14 +288,16 @@ private Q_SLOTS:
         writeFile(out + QStringLiteral("/blob.bin"), binary);
         writeFile(out + QStringLiteral("/plot.png"), kPng);
         writeFile(out + QStringLiteral("/tables/result.csv"), text);
-        const mcp::RunArtifactsResult result = mcp::runArtifactsResult(artifactsIn(out));
+        const QString run = QStringLiteral("sbw-run-20260101-120000-0a1b");
+        const mcp::RunArtifactsResult result = mcp::runArtifactsResult(artifactsIn(out), run);
 
         const auto entry = [](const QString& path, qint64 size, const QString& hash, const QString& mime, bool isInline) {
             return QJsonObject{{QStringLiteral("path"), path},
                                {QStringLiteral("size_bytes"), size},
                                {QStringLiteral("sha256"), hash},
                                {QStringLiteral("mime_type"), mime},
-                               {QStringLiteral("inline"), isInline}};
+                               {QStringLiteral("inline"), isInline},
+                               {QStringLiteral("uri"), QStringLiteral("sbw://runs/sbw-run-20260101-120000-0a1b/") + path}};
         };
         QCOMPARE(result.list,
                  QJsonArray({entry(QStringLiteral("out/big.txt"), big.size(), sha256(big), QStringLiteral("text/plain"), false),
@@ -305,7 +307,7 @@ private Q_SLOTS:
         const QJsonArray expected{
             QJsonObject{{QStringLiteral("type"), QStringLiteral("resource")},
                         {QStringLiteral("resource"),
-                         QJsonObject{{QStringLiteral("uri"), QStringLiteral("file:///root/run/out/blob.bin")},
+                         QJsonObject{{QStringLiteral("uri"), QStringLiteral("sbw://runs/sbw-run-20260101-120000-0a1b/out/blob.bin")},
                                      {QStringLiteral("mimeType"), QStringLiteral("application/octet-stream")},
                                      {QStringLiteral("blob"), base64(binary)}}}},
             QJsonObject{{QStringLiteral("type"), QStringLiteral("image")},
@@ -313,10 +315,29 @@ private Q_SLOTS:
                         {QStringLiteral("mimeType"), QStringLiteral("image/png")}},
             QJsonObject{{QStringLiteral("type"), QStringLiteral("resource")},
                         {QStringLiteral("resource"),
-                         QJsonObject{{QStringLiteral("uri"), QStringLiteral("file:///root/run/out/tables/result.csv")},
+                         QJsonObject{{QStringLiteral("uri"), QStringLiteral("sbw://runs/sbw-run-20260101-120000-0a1b/out/tables/result.csv")},
                                      {QStringLiteral("mimeType"), QStringLiteral("text/csv")},
                                      {QStringLiteral("text"), QString::fromUtf8(text)}}}}};
         QCOMPARE(result.content, expected);
+
+        // Every artifact is a resource, the big one too (resources/read takes up to 16 MiB).
+        QCOMPARE(result.resources.size(), 4);
+        const mcp::McpResource& csv = result.resources[3];
+        QCOMPARE(csv.uri, QStringLiteral("sbw://runs/sbw-run-20260101-120000-0a1b/out/tables/result.csv"));
+        QCOMPARE(csv.name, QStringLiteral("out/tables/result.csv"));
+        QCOMPARE(csv.description, QStringLiteral("written by run_code in the microVM sbw-run-20260101-120000-0a1b"));
+        QCOMPARE(csv.mimeType, QStringLiteral("text/csv"));
+        QCOMPARE(csv.size, text.size());
+        QCOMPARE(csv.hostPath, out + QStringLiteral("/tables/result.csv"));
+        QCOMPARE(result.resources[0].uri, QStringLiteral("sbw://runs/sbw-run-20260101-120000-0a1b/out/big.txt"));
+    }
+
+    void artifactUrisEncodeTheirNames()
+    {
+        QCOMPARE(mcp::runArtifactUri(QStringLiteral("sbw-run-1"), QStringLiteral("a b/c#d?.txt")),
+                 QStringLiteral("sbw://runs/sbw-run-1/out/a%20b/c%23d%3F.txt"));
+        QCOMPARE(mcp::runArtifactUri(QStringLiteral("sbw-run-1"), QStringLiteral("é.csv")),
+                 QStringLiteral("sbw://runs/sbw-run-1/out/%C3%A9.csv"));
     }
 
     void inlineFilesStopAtTheTotalCap()
@@ -326,7 +347,7 @@ private Q_SLOTS:
         for (int i = 0; i < 5; ++i)
             writeFile(out + QStringLiteral("/f%1.txt").arg(i), chunk);
         writeFile(out + QStringLiteral("/g.txt"), "small");
-        const mcp::RunArtifactsResult result = mcp::runArtifactsResult(artifactsIn(out));
+        const mcp::RunArtifactsResult result = mcp::runArtifactsResult(artifactsIn(out), QStringLiteral("r"));
         QList<bool> inlined;
         for (const QJsonValue& entry : result.list)
             inlined << entry.toObject().value(QLatin1String("inline")).toBool();

@@ -1,5 +1,6 @@
 // McpServer's JSON-RPC dispatch without a transport or a guest: initialize and version
-// negotiation, ping, tools/list, tools/call through a gate (allowed, denied, waiting), errors.
+// negotiation, ping, tools/list, tools/call through a gate (allowed, denied, waiting), errors,
+// and the resources that calls produce (resources/list pages, resources/read, its errors).
 
 #include "ActionGate.h"
 #include "CommandLog.h"
@@ -7,6 +8,8 @@
 #include "McpJsonRpc.h"
 #include "McpServer.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSignalSpy>
@@ -80,6 +83,30 @@ sbw::McpTool echoTool()
     return tool;
 }
 
+/// A tool that offers the files named in its `files` argument (host paths) as resources
+/// test://NAME, as run_code offers its artifacts.
+sbw::McpTool filesTool()
+{
+    sbw::McpTool tool = echoTool();
+    tool.name = QStringLiteral("files");
+    tool.prepare = [](const QJsonObject& arguments) -> sbw::Expected<sbw::ActionRequest> {
+        sbw::ActionRequest request;
+        request.kind = sbw::ActionKind::Run;
+        request.command = arguments.value(QLatin1String("files")).toVariant().toStringList().join(QLatin1Char(' '));
+        return request;
+    };
+    tool.run = [](const sbw::McpCall& call) {
+        sbw::McpToolResult result;
+        for (const QString& path : call.request.command.split(QLatin1Char(' '))) {
+            const QString name = path.section(QLatin1Char('/'), -1);
+            result.resources.append({QStringLiteral("test://") + name, name, QStringLiteral("made by a test"),
+                                     QStringLiteral("application/octet-stream"), QFileInfo(path).size(), path});
+        }
+        return result;
+    };
+    return tool;
+}
+
 QJsonObject request(int id, const QString& method, const QJsonObject& params = {})
 {
     QJsonObject message{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), id},
@@ -116,7 +143,7 @@ class TestMcpServer : public QObject
         m_server->handle(session.isEmpty() ? m_session : session, message,
                          [&answer](const QJsonObject& reply) { answer = reply; });
         if (!answer)
-            QTest::qWaitFor([&] { return answer.has_value(); }, 5000);
+            (void)QTest::qWaitFor([&] { return answer.has_value(); }, 5000);
         return answer;
     }
 
@@ -144,6 +171,7 @@ private Q_SLOTS:
         m_gate = std::make_unique<TestGate>();
         m_server = std::make_unique<sbw::McpServer>(m_gate.get(), m_log);
         m_server->addTool(echoTool());
+        m_server->addTool(filesTool());
         m_session = initializedSession();
     }
 
@@ -176,7 +204,9 @@ private Q_SLOTS:
         QCOMPARE(result.value(QLatin1String("protocolVersion")).toString(), agreed);
         QCOMPARE(result.value(QLatin1String("serverInfo")).toObject().value(QLatin1String("name")).toString(),
                  QStringLiteral("sandbox-workbench"));
-        QVERIFY(result.value(QLatin1String("capabilities")).toObject().contains(QLatin1String("tools")));
+        QCOMPARE(result.value(QLatin1String("capabilities")).toObject(),
+                 (QJsonObject{{QStringLiteral("tools"), QJsonObject{{QStringLiteral("listChanged"), false}}},
+                              {QStringLiteral("resources"), QJsonObject()}}));
         const auto clients = m_server->clients();
         const auto client = std::find_if(clients.begin(), clients.end(),
                                          [&](const sbw::McpClientInfo& c) { return c.sessionId == session; });
@@ -203,7 +233,7 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("message");
         QTest::addColumn<int>("code");
         QTest::addColumn<QJsonValue>("id");
-        QTest::newRow("unknown method") << QByteArray(R"({"jsonrpc":"2.0","id":5,"method":"resources/list"})")
+        QTest::newRow("unknown method") << QByteArray(R"({"jsonrpc":"2.0","id":5,"method":"prompts/list"})")
                                         << int(sbw::mcp::kMethodNotFound) << QJsonValue(5);
         QTest::newRow("wrong version") << QByteArray(R"({"jsonrpc":"1.0","id":"a","method":"ping"})")
                                        << int(sbw::mcp::kInvalidRequest) << QJsonValue(QStringLiteral("a"));
@@ -248,7 +278,7 @@ private Q_SLOTS:
         const auto answer = send(request(4, QStringLiteral("tools/list")));
         QVERIFY(answer);
         const QJsonArray tools = answer->value(QLatin1String("result")).toObject().value(QLatin1String("tools")).toArray();
-        QCOMPARE(tools.size(), 1);
+        QCOMPARE(tools.size(), 2);
         const QJsonObject tool = tools.at(0).toObject();
         QCOMPARE(tool.value(QLatin1String("name")).toString(), QStringLiteral("echo"));
         QCOMPARE(tool.value(QLatin1String("inputSchema")).toObject().value(QLatin1String("type")).toString(),
@@ -324,6 +354,125 @@ private Q_SLOTS:
         QCOMPARE(rows->size(), 1);
         QCOMPARE(rows->at(0).outcome, sbw::Outcome::Error);
         QCOMPARE(rows->at(0).error, QStringLiteral("bad arguments: text is required"));
+    }
+
+    /// A call's resources are listed and read in every session; unknown URIs and files that
+    /// left the host are "Resource not found" with the URI; too big a file is an internal error.
+    void callsOfferResourcesToRead()
+    {
+        auto list = send(request(20, QStringLiteral("resources/list")));
+        QVERIFY(list);
+        QCOMPARE(list->value(QLatin1String("result")).toObject(),
+                 (QJsonObject{{QStringLiteral("resources"), QJsonArray()}}));
+        auto templates = send(request(21, QStringLiteral("resources/templates/list")));
+        QVERIFY(templates);
+        QCOMPARE(templates->value(QLatin1String("result")).toObject(),
+                 (QJsonObject{{QStringLiteral("resourceTemplates"), QJsonArray()}}));
+
+        const QString text = m_dir.filePath(QStringLiteral("note.txt"));
+        const QString binary = m_dir.filePath(QStringLiteral("seed.bin"));
+        const QString gone = m_dir.filePath(QStringLiteral("gone.txt"));
+        const QString big = m_dir.filePath(QStringLiteral("big.bin"));
+        const QByteArray seed("\x00\xff\x01", 3);
+        for (const auto& [path, bytes] : {std::pair{text, QByteArray("héllo\n")}, std::pair{binary, seed},
+                                          std::pair{gone, QByteArray("x")}, std::pair{big, QByteArray()}}) {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(bytes);
+        }
+        QVERIFY(QFile::resize(big, sbw::mcp::kMaxResourceReadBytes + 1));
+        const QJsonObject result = call(QStringLiteral("files"), {{QStringLiteral("files"), QJsonArray{text, binary, gone, big}}});
+        QCOMPARE(result.value(QLatin1String("isError")).toBool(), false);
+        QVERIFY(QFile::remove(gone));
+
+        // Another client sees them too.
+        const QString other = initializedSession();
+        list = send(request(22, QStringLiteral("resources/list")), other);
+        QVERIFY(list);
+        const QJsonArray listed = list->value(QLatin1String("result")).toObject().value(QLatin1String("resources")).toArray();
+        QCOMPARE(listed.size(), 4);
+        QCOMPARE(listed.at(0).toObject(), (QJsonObject{{QStringLiteral("uri"), QStringLiteral("test://note.txt")},
+                                                       {QStringLiteral("name"), QStringLiteral("note.txt")},
+                                                       {QStringLiteral("description"), QStringLiteral("made by a test")},
+                                                       {QStringLiteral("mimeType"), QStringLiteral("application/octet-stream")},
+                                                       {QStringLiteral("size"), 7}}));
+        QVERIFY(!list->value(QLatin1String("result")).toObject().contains(QLatin1String("nextCursor")));
+
+        const auto read = [&](const QJsonValue& uri) {
+            QJsonObject params;
+            if (!uri.isUndefined())
+                params.insert(QStringLiteral("uri"), uri);
+            return send(request(23, QStringLiteral("resources/read"), params), other).value_or(QJsonObject());
+        };
+        QCOMPARE(read(QStringLiteral("test://note.txt")).value(QLatin1String("result")).toObject(),
+                 (QJsonObject{{QStringLiteral("contents"),
+                               QJsonArray{QJsonObject{{QStringLiteral("uri"), QStringLiteral("test://note.txt")},
+                                                      {QStringLiteral("mimeType"), QStringLiteral("application/octet-stream")},
+                                                      {QStringLiteral("text"), QStringLiteral("héllo\n")}}}}}));
+        const QJsonObject blob = read(QStringLiteral("test://seed.bin")).value(QLatin1String("result")).toObject()
+                                     .value(QLatin1String("contents")).toArray().at(0).toObject();
+        QCOMPARE(blob.value(QLatin1String("blob")).toString(), QString::fromLatin1(seed.toBase64()));
+        QVERIFY(!blob.contains(QLatin1String("text")));
+
+        const auto error = [&](const QJsonValue& uri) {
+            const QJsonObject answer = read(uri);
+            return answer.contains(QLatin1String("result")) ? QJsonObject() : answer.value(QLatin1String("error")).toObject();
+        };
+        const auto notFound = [](const QString& uri) {
+            return QJsonObject{{QStringLiteral("code"), -32002},
+                               {QStringLiteral("message"), QStringLiteral("Resource not found")},
+                               {QStringLiteral("data"), QJsonObject{{QStringLiteral("uri"), uri}}}};
+        };
+        QCOMPARE(error(QStringLiteral("test://nothing")), notFound(QStringLiteral("test://nothing")));
+        QCOMPARE(error(QStringLiteral("test://gone.txt")), notFound(QStringLiteral("test://gone.txt")));
+        QCOMPARE(error(QStringLiteral("test://big.bin")),
+                 (QJsonObject{{QStringLiteral("code"), int(sbw::mcp::kInternalError)},
+                              {QStringLiteral("message"),
+                               QStringLiteral("test://big.bin holds 16.0 MiB; resources/read returns files up to 16.0 MiB")}}));
+        QCOMPARE(error(QJsonValue::Undefined).value(QLatin1String("message")).toString(),
+                 QStringLiteral("params.uri must be a string"));
+        QCOMPARE(error(3).value(QLatin1String("code")).toInt(), int(sbw::mcp::kInvalidParams));
+    }
+
+    /// Pages of 500 with cursors that stay valid while resources come; the oldest are forgotten
+    /// beyond kMaxResources.
+    void resourceListPagesAndForgetsTheOldest()
+    {
+        using sbw::mcp::McpResourceList;
+        McpResourceList resources;
+        const auto resource = [](int i) {
+            return sbw::mcp::McpResource{QStringLiteral("test://%1").arg(i), QString::number(i), {}, {}, 0, {}};
+        };
+        QList<sbw::mcp::McpResource> batch;
+        for (int i = 1; i <= 1201; ++i)
+            batch.append(resource(i));
+        resources.add(batch);
+        auto first = resources.page(std::nullopt);
+        QVERIFY(first.ok());
+        QCOMPARE(first->value(QLatin1String("resources")).toArray().size(), McpResourceList::kPageSize);
+        const QString cursor = first->value(QLatin1String("nextCursor")).toString();
+        QCOMPARE(cursor, QStringLiteral("500"));
+        resources.add({resource(1202)});
+        auto second = resources.page(cursor);
+        QVERIFY(second.ok());
+        QCOMPARE(second->value(QLatin1String("resources")).toArray().at(0).toObject().value(QLatin1String("uri")).toString(),
+                 QStringLiteral("test://501"));
+        auto third = resources.page(second->value(QLatin1String("nextCursor")).toString());
+        QVERIFY(third.ok());
+        QCOMPARE(third->value(QLatin1String("resources")).toArray().size(), 202);
+        QVERIFY(!third->contains(QLatin1String("nextCursor")));
+        QCOMPARE(resources.page(QStringLiteral("x")).error().message, QStringLiteral("invalid cursor: x"));
+
+        batch.clear();
+        for (int i = 1203; i <= McpResourceList::kMaxResources + 1; ++i)
+            batch.append(resource(i));
+        resources.add(batch);
+        QCOMPARE(resources.size(), McpResourceList::kMaxResources);
+        QVERIFY(!resources.find(QStringLiteral("test://1")));
+        QVERIFY(resources.find(QStringLiteral("test://2")));
+        // A URI offered again moves to the end, once.
+        resources.add({resource(2)});
+        QCOMPARE(resources.size(), McpResourceList::kMaxResources);
     }
 
     void closedSessionIsForgotten()

@@ -1,36 +1,18 @@
 // Policy: rule matching (kinds, fnmatch globs), order, who is asked, the JSON file and its
 // errors.
 
+#include "AgentRequests.h"
 #include "Policy.h"
 
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
 using namespace sbw;
-
-namespace {
-
-ActionRequest agentExec(const QString& command, const QString& sandbox = QStringLiteral("demo"))
-{
-    ActionRequest request;
-    request.sandbox = sandbox;
-    request.actor = {Actor::Kind::Agent, QStringLiteral("claude-code")};
-    request.kind = ActionKind::Exec;
-    request.command = command;
-    return request;
-}
-
-ActionRequest agentWrite(const QString& path)
-{
-    ActionRequest request = agentExec({});
-    request.kind = ActionKind::FileWrite;
-    request.path = path;
-    request.content = "x\n";
-    return request;
-}
-
-} // namespace
+using sbw::test::agentExec;
+using sbw::test::agentFileWrite;
 
 class TestPolicy : public QObject
 {
@@ -54,7 +36,7 @@ private Q_SLOTS:
         QVERIFY(rule.matches(agentExec(QStringLiteral("rm -rf /"))));
         QVERIFY(rule.matches(agentExec(QStringLiteral("rm a\nb")))); // * crosses newlines
         QVERIFY(!rule.matches(agentExec(QStringLiteral("sudo rm x"))));
-        QVERIFY(!rule.matches(agentWrite(QStringLiteral("rm x")))); // other kind
+        QVERIFY(!rule.matches(agentFileWrite(QStringLiteral("rm x"), "x\n"))); // other kind
         PolicyRule set{{}, QStringLiteral("git [ps]*"), PolicyDecision::Allow};
         QVERIFY(set.matches(agentExec(QStringLiteral("git status"))));
         QVERIFY(set.matches(agentExec(QStringLiteral("git push --force"))));
@@ -66,8 +48,8 @@ private Q_SLOTS:
         QVERIFY(escaped.matches(agentExec(QStringLiteral("echo *"))));
         QVERIFY(!escaped.matches(agentExec(QStringLiteral("echo a"))));
         PolicyRule path{{ActionKind::FileWrite}, QStringLiteral("/root/scratch/*"), PolicyDecision::Allow};
-        QVERIFY(path.matches(agentWrite(QStringLiteral("/root/scratch/a/b.txt")))); // * crosses '/'
-        QVERIFY(!path.matches(agentWrite(QStringLiteral("/root/.bashrc"))));
+        QVERIFY(path.matches(agentFileWrite(QStringLiteral("/root/scratch/a/b.txt"), "x\n"))); // * crosses '/'
+        QVERIFY(!path.matches(agentFileWrite(QStringLiteral("/root/.bashrc"), "x\n")));
         PolicyRule lifecycle{{ActionKind::Pause}, QStringLiteral("demo"), PolicyDecision::Allow};
         ActionRequest pause = agentExec({});
         pause.kind = ActionKind::Pause;
@@ -87,7 +69,7 @@ private Q_SLOTS:
         QCOMPARE(policy.decide(agentExec(QStringLiteral("ls"))), PolicyDecision::Allow);
         QCOMPARE(policy.decide(agentExec(QStringLiteral("ls"), QStringLiteral("careful"))), PolicyDecision::Ask);
         QCOMPARE(policy.decide(agentExec(QStringLiteral("rm x"), QStringLiteral("careful"))), PolicyDecision::Ask);
-        QCOMPARE(policy.decide(agentWrite(QStringLiteral("/root/a"))), PolicyDecision::Ask); // no rule matches
+        QCOMPARE(policy.decide(agentFileWrite(QStringLiteral("/root/a"), "x\n")), PolicyDecision::Ask); // no rule matches
         std::swap(policy.defaultRules[0], policy.defaultRules[1]);
         QCOMPARE(policy.decide(agentExec(QStringLiteral("rm -rf build"))), PolicyDecision::Allow);
     }
@@ -112,7 +94,7 @@ private Q_SLOTS:
         QCOMPARE(verdict.ruleText(), QStringLiteral("policy rule 2 of workspace 'careful' (exec \"*\")"));
         verdict = policy.verdict(agentExec(QStringLiteral("say \"hi\" there")));
         QCOMPARE(verdict.ruleText(), QStringLiteral("policy rule 4 (any \"say \\\"hi\\\"*\")"));
-        verdict = policy.verdict(agentWrite(QStringLiteral("/root/a"))); // no rule matches
+        verdict = policy.verdict(agentFileWrite(QStringLiteral("/root/a"), "x\n")); // no rule matches
         QCOMPARE(verdict.decision, PolicyDecision::Ask);
         QVERIFY(!verdict.rule);
         QCOMPARE(verdict.ruleText(), QString());
@@ -136,6 +118,39 @@ private Q_SLOTS:
         const QByteArray text = file.readAll();
         QVERIFY(text.contains("\"kinds\": [\n                \"exec\",\n                \"run\"\n            ]"));
         QVERIFY(text.contains("\"decision\": \"deny\""));
+    }
+
+    /// Off unless the file says so; a workspace's own setting (an object in "workspaces")
+    /// overrides the policy's, and both survive a save.
+    void pauseWhileWaitingIsPerWorkspace()
+    {
+        QVERIFY(!Policy{}.pausesWhileWaiting(QStringLiteral("demo")));
+        const auto parsed = Policy::parse(R"({"version": 1, "pauseWhileWaiting": true, "workspaces": {
+            "quiet": {"pauseWhileWaiting": false},
+            "demo": {"pauseWhileWaiting": true, "rules": [{"kinds": ["exec"], "decision": "ask"}]},
+            "plain": [{"decision": "allow"}]}})",
+                                          QStringLiteral("p.json"));
+        QVERIFY2(parsed.ok(), qPrintable(parsed.ok() ? QString() : parsed.error().message));
+        const Policy& policy = parsed.value();
+        QVERIFY(policy.pausesWhileWaiting(QStringLiteral("demo")));
+        QVERIFY(policy.pausesWhileWaiting(QStringLiteral("plain")));
+        QVERIFY(policy.pausesWhileWaiting(QStringLiteral("other")));
+        QVERIFY(!policy.pausesWhileWaiting(QStringLiteral("quiet")));
+        QCOMPARE(policy.workspaceRules.value(QStringLiteral("demo")),
+                 (QList<PolicyRule>{{{ActionKind::Exec}, QStringLiteral("*"), PolicyDecision::Ask}}));
+        QVERIFY(!policy.workspaceRules.contains(QStringLiteral("quiet")));
+        QCOMPARE(policy.workspaceRules.value(QStringLiteral("plain")).size(), 1);
+
+        const auto reparsed = Policy::parse(policy.toJson(), QStringLiteral("saved"));
+        QVERIFY(reparsed.ok());
+        QVERIFY(reparsed.value() == policy);
+        const QJsonObject workspaces =
+            QJsonDocument::fromJson(policy.toJson()).object().value(QLatin1String("workspaces")).toObject();
+        QVERIFY(workspaces.value(QLatin1String("plain")).isArray());
+        QCOMPARE(workspaces.value(QLatin1String("quiet")).toObject(),
+                 (QJsonObject{{QStringLiteral("pauseWhileWaiting"), false}}));
+        QCOMPARE(QJsonDocument::fromJson(Policy{}.toJson()).object().value(QLatin1String("pauseWhileWaiting")),
+                 QJsonValue(false));
     }
 
     void missingFileIsTheEmptyPolicy()
@@ -173,7 +188,19 @@ private Q_SLOTS:
         QTest::newRow("version") << QByteArray("{\"version\": 2}") << QStringLiteral("p.json: version: must be 1");
         QTest::newRow("unknown top field")
             << QByteArray("{\"version\": 1, \"rules\": []}")
-            << QStringLiteral("p.json: rules: unknown field (expected version, default, workspaces)");
+            << QStringLiteral("p.json: rules: unknown field (expected version, pauseWhileWaiting, default, workspaces)");
+        QTest::newRow("pause setting")
+            << QByteArray("{\"version\": 1, \"pauseWhileWaiting\": \"yes\"}")
+            << QStringLiteral("p.json: pauseWhileWaiting: must be true or false");
+        QTest::newRow("workspace pause setting")
+            << QByteArray("{\"version\": 1, \"workspaces\": {\"w\": {\"pauseWhileWaiting\": 1}}}")
+            << QStringLiteral("p.json: workspaces.w.pauseWhileWaiting: must be true or false");
+        QTest::newRow("workspace field")
+            << QByteArray("{\"version\": 1, \"workspaces\": {\"w\": {\"pause\": true}}}")
+            << QStringLiteral("p.json: workspaces.w.pause: unknown field (expected rules, pauseWhileWaiting)");
+        QTest::newRow("workspace rule in an object")
+            << QByteArray("{\"version\": 1, \"workspaces\": {\"w\": {\"rules\": [{\"pattern\": \"*\"}]}}}")
+            << QStringLiteral("p.json: workspaces.w.rules[0].decision: missing (allow, ask or deny)");
         QTest::newRow("decision")
             << QByteArray("{\"version\": 1, \"default\": [{\"decision\": \"ask\"}, {\"decision\": \"maybe\"}]}")
             << QStringLiteral("p.json: default[1].decision: \"maybe\" is not allow, ask or deny");

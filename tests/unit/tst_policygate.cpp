@@ -2,6 +2,7 @@
 // approver, a person's decisions through the queue and the rows they leave; TerminalApprover
 // on a pseudo-terminal.
 
+#include "AgentRequests.h"
 #include "ApprovalQueue.h"
 #include "CommandLog.h"
 #include "PolicyGate.h"
@@ -15,18 +16,9 @@
 #include <unistd.h>
 
 using namespace sbw;
+using sbw::test::agentExec;
 
 namespace {
-
-ActionRequest agentExec(const QString& command)
-{
-    ActionRequest request;
-    request.sandbox = QStringLiteral("demo");
-    request.actor = {Actor::Kind::Agent, QStringLiteral("claude-code")};
-    request.command = command;
-    request.workdir = QStringLiteral("/root");
-    return request;
-}
 
 Policy denyRm()
 {

@@ -5,9 +5,10 @@
 
 namespace sbw {
 
-/// Guest output is untrusted: these helpers decide which characters must not act on a view
-/// (terminal escape introducers, C1 controls, bidi overrides, line separators, Qt's own frame
-/// markers) and give each a visible stand-in, so text from a guest shows what it contains.
+/// Text from guests and agents is untrusted: these helpers decide which characters must not
+/// act on a view or a terminal (terminal escape introducers, C1 controls, bidi overrides, line
+/// separators, Qt's own frame markers) and give each a visible stand-in, so such text shows
+/// what it contains. Qt Core only: the GUI's views and the CLI's terminal prompts share them.
 
 /// True for a code point that must be shown escaped: C0 controls other than '\n' and '\t',
 /// DEL, C1 controls (U+0080–U+009F), bidi marks, embeddings, overrides and isolates

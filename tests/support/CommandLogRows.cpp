@@ -1,0 +1,32 @@
+#include "CommandLogRows.h"
+
+namespace sbw::test {
+
+qint64 logExec(CommandLog& log, const ActionStart& start, OutputStream stream, const QByteArray& output,
+               int exitStatus)
+{
+    const qint64 id = log.begin(start).value();
+    log.appendOutput(id, stream, output);
+    ActionEnd end;
+    end.outcome = exitStatus == 0 ? Outcome::Succeeded : Outcome::Failed;
+    end.exitStatus = exitStatus;
+    log.finish(id, end);
+    return id;
+}
+
+qint64 logApproval(CommandLog& log, const QString& sandbox, const Actor& actor, qint64 waitedMs)
+{
+    ActionStart start;
+    start.sandbox = sandbox;
+    start.actor = actor;
+    start.kind = ActionKind::Approval;
+    start.command = QStringLiteral("exec: make install");
+    start.approval = Approval::Approved;
+    start.approver = QStringLiteral("alice");
+    start.elapsedMs = waitedMs;
+    const qint64 id = log.begin(start).value();
+    log.finish(id, {});
+    return id;
+}
+
+} // namespace sbw::test
