@@ -30,6 +30,9 @@ struct ActionRequest
     QString command;     ///< exec: the command line as shell words; run: the script text
     QString language;    ///< run: "python" or "sh"; otherwise empty
     QString workdir;     ///< exec: guest working folder; empty for the default
+    /// exec: "NAME=value" variables the caller sets for the command, in the order given. The
+    /// approver sees them, and policy patterns match "NAME=value … command" (policySubject()).
+    QStringList environment;
     QString path;        ///< file actions: the guest path
     QByteArray content;  ///< file write: the new content (the approval queue diffs it)
     QList<ActionInputFile> inputFiles; ///< run: files placed in its working folder first

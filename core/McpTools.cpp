@@ -389,6 +389,7 @@ McpTool execTool(std::shared_ptr<McpSandboxes> sandboxes)
                 return makeError(QStringLiteral("env: ") + valid.error().message);
             if (!it.value().isString())
                 return makeError(QStringLiteral("env.%1 must be a string").arg(it.key()));
+            request->environment << it.key() + QLatin1Char('=') + it.value().toString();
         }
         return request;
     };
@@ -397,12 +398,15 @@ McpTool execTool(std::shared_ptr<McpSandboxes> sandboxes)
         if (!workspace)
             return McpToolResult::failure(workspace.error().message);
         const Arguments arguments(call.arguments);
+        // The variables the approver saw (ActionRequest::environment), not the raw arguments.
         WorkspaceEnvironment env;
-        const QJsonObject variables = call.arguments.value(QLatin1String("env")).toObject();
-        for (auto it = variables.begin(); it != variables.end(); ++it)
-            env.set(it.key(), it.value().toString(), false);
+        for (const QString& variable : call.request.environment)
+            env.set(variable.section(QLatin1Char('='), 0, 0), variable.section(QLatin1Char('='), 1), false);
         WorkspaceCommandOptions options;
-        options.command = call.request.command;
+        // The log row shows the variables before the command, as the policy matched it.
+        options.command = call.request.environment.isEmpty()
+                              ? call.request.command
+                              : call.request.environment.join(QLatin1Char(' ')) + QLatin1Char(' ') + call.request.command;
         options.workdir = call.request.workdir;
         options.shellCommand = env.exportLines() + workspaceShellCommand(call.request.command, call.request.workdir);
         const int seconds = arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds).value();

@@ -68,6 +68,8 @@ void TerminalApprover::promptNext()
         text += QStringLiteral("  path: %1\n").arg(makeVisible(request.path));
     if (!request.workdir.isEmpty())
         text += QStringLiteral("  folder: %1\n").arg(makeVisible(request.workdir));
+    for (const QString& variable : request.environment)
+        text += QStringLiteral("  environment: %1\n").arg(makeVisible(variable));
     if (!request.inputFiles.isEmpty())
         text += QStringLiteral("  input files: %1\n").arg(makeVisible(inputFilesText(request.inputFiles)));
     if (!request.command.isEmpty())

@@ -236,7 +236,9 @@ void ApprovalQueuePane::onAdded(qint64 id)
     auto* item = new QTreeWidgetItem(m_list);
     item->setData(Who, kIdRole, id);
     const QString workspace = request.sandbox.isEmpty() ? tr("(new run)") : makeVisible(request.sandbox);
-    item->setText(Who, makeVisible(request.actor.display()));
+    // Compact: the client's name ("claude-code"), or the kind ("person") when there is none.
+    item->setText(Who, makeVisible(request.actor.name.isEmpty() ? Actor::kindName(request.actor.kind)
+                                                                  : request.actor.name));
     item->setText(Workspace, workspace);
     item->setToolTip(Who, tr("%1\nworkspace: %2").arg(makeVisible(request.actor.display()), workspace));
     item->setText(Action, actionKindName(request.kind));
@@ -280,6 +282,8 @@ void ApprovalQueuePane::showDetail()
     text += QLatin1Char('\n');
     if (!request.workdir.isEmpty())
         text += tr("folder: %1\n").arg(makeVisible(request.workdir));
+    for (const QString& variable : request.environment)
+        text += tr("environment: %1\n").arg(makeVisible(variable));
     if (!request.language.isEmpty())
         text += tr("language: %1\n").arg(makeVisible(request.language));
     if (!request.path.isEmpty())
@@ -371,8 +375,8 @@ void ApprovalQueuePane::updateTimes()
 
 void ApprovalQueuePane::fitColumns()
 {
-    // Who is as wide as its texts but at most 14 characters (the rest elided, whole in the tooltip).
-    const int cap = fontMetrics().averageCharWidth() * 14;
+    // Who is as wide as its texts but at most 12 characters (the rest elided, whole in the tooltip).
+    const int cap = fontMetrics().averageCharWidth() * 12;
     m_list->resizeColumnToContents(Who);
     if (m_list->columnWidth(Who) > cap)
         m_list->setColumnWidth(Who, cap);

@@ -5,6 +5,7 @@
 #include "GuestTextDecoder.h"
 #include "VisibleText.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
@@ -81,6 +82,21 @@ CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setSectionResizeMode(CommandLogModel::Command, QHeaderView::Stretch);
+    // End, folder and output sizes are in the detail; the header's context menu shows their columns.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setContextMenuPolicy(Qt::ActionsContextMenu);
+    for (int column = 0; column < m_model->columnCount(); ++column) {
+        if (column == CommandLogModel::Command)
+            continue;
+        header->setSectionHidden(column, column == CommandLogModel::Ended || column == CommandLogModel::Workdir ||
+                                             column == CommandLogModel::StdoutBytes ||
+                                             column == CommandLogModel::StderrBytes);
+        auto* toggle = new QAction(m_model->headerData(column, Qt::Horizontal).toString(), header);
+        toggle->setCheckable(true);
+        toggle->setChecked(!header->isSectionHidden(column));
+        connect(toggle, &QAction::toggled, header, [header, column](bool on) { header->setSectionHidden(column, !on); });
+        header->addAction(toggle);
+    }
     m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() +
                               m_table->verticalHeader()->defaultSectionSize() * 3 + m_table->frameWidth() * 2);
 
@@ -94,7 +110,8 @@ CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
     splitter->addWidget(m_detail);
     splitter->setChildrenCollapsible(false);
     splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({fontMetrics().height() * 14, fontMetrics().height() * 5}); // rows first
     m_detail->setMinimumHeight(fontMetrics().lineSpacing() * 3 + m_detail->frameWidth() * 2);
 
     m_status->setTextFormat(Qt::PlainText);
@@ -130,11 +147,10 @@ void CommandLogPane::fitColumns()
     for (int column = 0; column < m_model->columnCount(); ++column) {
         if (column == CommandLogModel::Command)
             continue;
-        // A start time whole; other texts up to 18 characters (the whole text is in the detail).
-        const int cap = character * (column == CommandLogModel::Started ? 26 : 18);
+        // The start time whole; other texts up to 14 characters (the whole text is in the detail).
         m_table->resizeColumnToContents(column);
-        if (header->sectionSize(column) > cap)
-            header->resizeSection(column, cap);
+        if (column != CommandLogModel::Started && header->sectionSize(column) > character * 14)
+            header->resizeSection(column, character * 14);
     }
 }
 

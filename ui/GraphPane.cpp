@@ -7,6 +7,7 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QLineSeries>
+#include <QScrollArea>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -100,15 +101,25 @@ GraphPane::GraphPane(StatsSampler* sampler, QWidget* parent)
     auto* pickerRow = new QHBoxLayout;
     pickerRow->addWidget(new QLabel(tr("Sandbox:")));
     pickerRow->addWidget(m_picker, 1);
-    auto* grid = new QGridLayout;
-    grid->addWidget(m_cpu, 0, 0);
-    grid->addWidget(m_memory, 0, 1);
-    grid->addWidget(m_disk, 1, 0);
-    grid->addWidget(m_network, 1, 1);
+    // The charts scroll in a short dock rather than make the window taller than the screen.
+    auto* charts = new QWidget;
+    auto* grid = new QGridLayout(charts);
+    grid->setContentsMargins(0, 0, 0, 0);
+    // Three charts a row, each tall enough for its axes and legend; a short dock scrolls the second row.
+    const QList<GraphPaneChart*> all{m_cpu, m_memory, m_host, m_disk, m_network};
+    for (int i = 0; i < all.size(); ++i) {
+        all[i]->setMinimumHeight(fontMetrics().height() * 13);
+        grid->addWidget(all[i], i / 3, i % 3);
+    }
+    auto* scroll = new QScrollArea;
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(charts);
+    scroll->setMinimumHeight(m_cpu->minimumHeight()); // one row of charts at least
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(pickerRow);
-    layout->addLayout(grid, 2);
-    layout->addWidget(m_host, 1);
+    layout->addWidget(scroll, 1);
     layout->addWidget(m_status);
     m_status->setTextFormat(Qt::PlainText);
     m_status->hide();

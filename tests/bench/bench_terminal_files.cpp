@@ -15,12 +15,15 @@
 //
 //   build/tests/bench/bench_terminal_files [repetitions]   (default 3; medians)
 
-#include "DataPaths.h"
+#include "BenchStats.h"
+#include "BenchWorkspace.h"
+#include "ChannelSocketPath.h"
 #include "FileTreeModel.h"
 #include "FileTreePane.h"
 #include "GuestSession.h"
 #include "HypervisorConnection.h"
 #include "LibvirtEventLoop.h"
+#include "PlainSshClient.h"
 #include "ShellChannel.h"
 #include "TerminalTab.h"
 #include "TerminalWidget.h"
@@ -31,13 +34,10 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLoggingCategory>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
-#include <QXmlStreamReader>
 
-#include <libvirt/libvirt.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -47,6 +47,8 @@
 namespace {
 
 using namespace std::chrono_literals;
+using sbw::test::mbPerSecond;
+using sbw::test::median;
 
 constexpr qint64 kFileBytes = 10 * 1000 * 1000;
 constexpr int kFolderEntries = 10000;
@@ -55,26 +57,9 @@ const QByteArray kFolder = "/root/bench/many";
 /// The file's last line; nothing typed contains it, so seeing it means the whole file arrived.
 const QString kLastLine = QStringLiteral("THE-END-OF-BIG-TXT");
 
-qint64 median(std::vector<qint64> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.empty() ? -1 : values[values.size() / 2];
-}
-
-double mbPerSecond(qint64 bytes, qint64 ms)
-{
-    return ms > 0 ? double(bytes) / 1e6 / (double(ms) / 1000.0) : 0.0;
-}
-
-/// Ends the measurement; main() reports it and removes the workspace.
-struct Failure
-{
-    QString what;
-};
-
 [[noreturn]] void fail(const QString& what)
 {
-    throw Failure{what};
+    sbw::test::failBench(what);
 }
 
 /// Runs `command` in the guest; fails the bench unless it exits 0.
@@ -181,100 +166,6 @@ qint64 treeListMs(const std::shared_ptr<sbw::SftpClient>& sftp)
     return ms;
 }
 
-/// The host end of the domain's virtio-serial channel `port`, from its live XML.
-QString channelSocketPath(virConnectPtr conn, const QString& domainName, const QString& port)
-{
-    virDomainPtr domain = virDomainLookupByName(conn, domainName.toUtf8().constData());
-    if (!domain)
-        fail(QStringLiteral("no domain %1").arg(domainName));
-    char* xml = virDomainGetXMLDesc(domain, 0);
-    virDomainFree(domain);
-    QXmlStreamReader reader(QString::fromUtf8(xml));
-    free(xml);
-    QString path;
-    QString candidate;
-    while (!reader.atEnd()) {
-        reader.readNext();
-        if (!reader.isStartElement())
-            continue;
-        if (reader.name() == QLatin1String("channel"))
-            candidate.clear();
-        else if (reader.name() == QLatin1String("source"))
-            candidate = reader.attributes().value(QLatin1String("path")).toString();
-        else if (reader.name() == QLatin1String("target")
-                 && reader.attributes().value(QLatin1String("name")) == port)
-            path = candidate;
-    }
-    if (path.isEmpty())
-        fail(QStringLiteral("no socket path for channel %1 in the XML of %2").arg(port, domainName));
-    return path;
-}
-
-/// Plain OpenSSH clients through the channel's socket.
-class PlainClient
-{
-public:
-    PlainClient(const QString& socketPath, const QString& hostKey, const QString& dir)
-        : m_dir(dir)
-    {
-        QFile knownHosts(dir + QStringLiteral("/known_hosts"));
-        if (!knownHosts.open(QIODevice::WriteOnly))
-            fail(QStringLiteral("cannot write %1").arg(knownHosts.fileName()));
-        knownHosts.write("sandbox " + hostKey.section(QLatin1Char(' '), 0, 1).toUtf8() + "\n");
-        m_options = {QStringLiteral("-F"), QStringLiteral("/dev/null"),
-                     QStringLiteral("-i"), sbw::paths::dataDir() + QStringLiteral("/ssh/id_ed25519"),
-                     QStringLiteral("-o"), QStringLiteral("ProxyCommand=socat - UNIX-CONNECT:") + socketPath,
-                     QStringLiteral("-o"), QStringLiteral("UserKnownHostsFile=") + knownHosts.fileName(),
-                     QStringLiteral("-o"), QStringLiteral("StrictHostKeyChecking=yes"),
-                     QStringLiteral("-o"), QStringLiteral("HostKeyAlias=sandbox"),
-                     QStringLiteral("-o"), QStringLiteral("IdentitiesOnly=yes"),
-                     QStringLiteral("-o"), QStringLiteral("BatchMode=yes")};
-    }
-
-    /// Milliseconds of `ssh [-tt] root@sandbox COMMAND`, stdout discarded; `pty` asks for a
-    /// pseudo-terminal in the guest, as a terminal tab has.
-    qint64 sshMs(const QString& command, bool pty = false) const
-    {
-        QStringList arguments = m_options;
-        if (pty)
-            arguments.append(QStringLiteral("-tt"));
-        return runMs(QStringLiteral("ssh"), arguments + QStringList{QStringLiteral("root@sandbox"), command});
-    }
-
-    /// Milliseconds of `sftp -b BATCH root@sandbox` with the batch `commands`, stdout discarded.
-    qint64 sftpMs(const QByteArray& commands) const
-    {
-        QFile batch(m_dir + QStringLiteral("/batch"));
-        if (!batch.open(QIODevice::WriteOnly) || batch.write(commands) != commands.size())
-            fail(QStringLiteral("cannot write the sftp batch file"));
-        batch.close();
-        return runMs(QStringLiteral("sftp"),
-                     m_options + QStringList{QStringLiteral("-b"), batch.fileName(), QStringLiteral("root@sandbox")});
-    }
-
-private:
-    static qint64 runMs(const QString& program, const QStringList& arguments)
-    {
-        // The guest starts the next sshd on the port once the previous one has exited.
-        QThread::msleep(500);
-        QProcess process;
-        process.setStandardOutputFile(QProcess::nullDevice());
-        QElapsedTimer timer;
-        timer.start();
-        process.start(program, arguments);
-        if (!process.waitForFinished(600000) || process.exitStatus() != QProcess::NormalExit
-            || process.exitCode() != 0)
-            fail(QStringLiteral("%1 failed (exit %2): %3")
-                     .arg(program)
-                     .arg(process.exitCode())
-                     .arg(QString::fromLocal8Bit(process.readAllStandardError())));
-        return timer.elapsed();
-    }
-
-    QString m_dir;
-    QStringList m_options;
-};
-
 /// The measurements on `workspace`, printed.
 void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, int repetitions)
 {
@@ -311,22 +202,32 @@ void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, i
         }
     }
     const sbw::WorkspaceRecord& record = workspace.record();
-    const QString socketPath = channelSocketPath(connection.handle(), record.domainName, record.sshPort);
+    const auto socketPath = sbw::test::channelSocketPath(connection.handle(), record.domainName, record.sshPort);
+    if (!socketPath)
+        fail(socketPath.error().message);
     session.value().reset();
     workspace.closeSession();
 
     QTemporaryDir dir;
-    const PlainClient plain(socketPath, record.hostKey, dir.path());
+    const auto plain = sbw::test::PlainSshClient::create(socketPath.value(), record.hostKey, dir.path());
+    if (!plain)
+        fail(plain.error().message);
+    const auto ms = [](const sbw::Expected<qint64>& measured) {
+        if (!measured)
+            fail(measured.error().message);
+        return measured.value();
+    };
+    const QString cat = QStringLiteral("cat ") + QString::fromUtf8(kBigFile);
     std::vector<qint64> sshCatMs, sshPtyCatMs, sshConnectMs, sftpListMs, sftpConnectMs;
     for (int i = 0; i < repetitions; ++i) {
-        sshConnectMs.push_back(plain.sshMs(QStringLiteral("true")));
-        sshCatMs.push_back(plain.sshMs(QStringLiteral("cat ") + QString::fromUtf8(kBigFile)));
-        sshPtyCatMs.push_back(plain.sshMs(QStringLiteral("cat ") + QString::fromUtf8(kBigFile), true));
-        sftpConnectMs.push_back(plain.sftpMs("pwd\n"));
-        sftpListMs.push_back(plain.sftpMs("ls -1 " + kFolder + "\n"));
+        sshConnectMs.push_back(ms(plain->sshMs(QStringLiteral("true"))));
+        sshCatMs.push_back(ms(plain->sshMs(cat)));
+        sshPtyCatMs.push_back(ms(plain->sshMs(cat, true)));
+        sftpConnectMs.push_back(ms(plain->sftpMs("pwd\n")));
+        sftpListMs.push_back(ms(plain->sftpMs("ls -1 " + kFolder + "\n")));
     }
 
-    const qint64 cat = median(catMs), sshCat = median(sshCatMs), sshConnect = median(sshConnectMs);
+    const qint64 tab = median(catMs), sshCat = median(sshCatMs), sshConnect = median(sshConnectMs);
     const qint64 sshPtyCat = median(sshPtyCatMs);
     const qint64 list = median(listMs), sftpList = median(sftpListMs), sftpConnect = median(sftpConnectMs);
     const qint64 sshTransfer = std::max<qint64>(1, sshCat - sshConnect);
@@ -336,7 +237,7 @@ void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, i
     std::printf("cat of a 10 MB text file:\n");
     std::printf("  terminal tab (until the last line shows):  %6lld ms  %6.2f MB/s"
                 "  (workbench CPU time %lld ms; GUI event loop stalled at most %lld ms)\n",
-                static_cast<long long>(cat), mbPerSecond(kFileBytes, cat),
+                static_cast<long long>(tab), mbPerSecond(kFileBytes, tab),
                 static_cast<long long>(median(catCpuMs)),
                 static_cast<long long>(*std::max_element(catStallMs.begin(), catStallMs.end())));
     std::printf("  ssh ... cat > /dev/null:                    %6lld ms  %6.2f MB/s"
@@ -348,8 +249,8 @@ void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, i
                 static_cast<long long>(sshPtyCat), mbPerSecond(kFileBytes, sshPtyCat),
                 mbPerSecond(kFileBytes, std::max<qint64>(1, sshPtyCat - sshConnect)));
     std::printf("  ratio terminal/ssh: %.2f; without the handshake: %.2f (target >= 0.5)\n",
-                double(sshCat) / double(std::max<qint64>(1, cat)),
-                double(sshTransfer) / double(std::max<qint64>(1, cat)));
+                double(sshCat) / double(std::max<qint64>(1, tab)),
+                double(sshTransfer) / double(std::max<qint64>(1, tab)));
     std::printf("list a folder of %d entries:\n", kFolderEntries);
     std::printf("  file tree (until loaded):                  %6lld ms\n", static_cast<long long>(list));
     std::printf("  sftp ls -1:                                %6lld ms  (handshake %lld ms; without it %lld ms)\n",
@@ -372,23 +273,8 @@ int main(int argc, char* argv[])
     const int repetitions = argc > 1 ? std::max(1, atoi(argv[1])) : 3;
 
     sbw::HypervisorConnection connection(sbw::test::guestUri());
-    const QString name = QStringLiteral("bench-term-%1").arg(QCoreApplication::applicationPid());
-    auto created = sbw::Workspace::create(connection, name, {});
-    if (!created) {
-        std::fprintf(stderr, "bench_terminal_files: %s\n", qPrintable(created.error().message));
-        return 1;
-    }
-    int status = 0;
-    try {
-        measure(connection, *created.value(), repetitions);
-    } catch (const Failure& failure) {
-        std::fprintf(stderr, "bench_terminal_files: %s\n", qPrintable(failure.what));
-        status = 1;
-    }
-    if (auto removed = created.value()->remove(); !removed) {
-        std::fprintf(stderr, "cannot remove workspace %s: %s\n", qPrintable(name),
-                     qPrintable(removed.error().message));
-        status = 1;
-    }
-    return status;
+    return sbw::test::measureOnNewWorkspace(connection, QStringLiteral("bench-term"), "bench_terminal_files",
+                                            [&](sbw::Workspace& workspace) {
+                                                measure(connection, workspace, repetitions);
+                                            });
 }

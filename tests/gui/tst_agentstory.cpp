@@ -225,7 +225,8 @@ void TestAgentStory::approvedRunTellsTheWholeStory()
     waiting.start();
     ApprovalQueuePane* pane = m_window->approvalPane();
     QVERIFY(pane->isVisible());
-    QCOMPARE(item->text(0), QStringLiteral("agent (sbw-test-client)"));
+    QCOMPARE(item->text(0), QStringLiteral("sbw-test-client")); // the whole actor in its tooltip
+    QVERIFY2(item->toolTip(0).startsWith(QLatin1String("agent (sbw-test-client)")), qPrintable(item->toolTip(0)));
     QCOMPARE(item->text(1), QStringLiteral("(new run)"));
     QCOMPARE(item->text(2), QStringLiteral("run"));
     QCOMPARE(item->text(3), QStringLiteral("echo agent-said-hi …"));

@@ -50,7 +50,8 @@ private Q_SLOTS:
         gate.decide(agentExec(QStringLiteral("make test")), [&](const GateDecision& d) { decisions.append(d); });
         QCOMPARE(pane.list()->topLevelItemCount(), 1);
         const QTreeWidgetItem* item = pane.list()->topLevelItem(0);
-        QCOMPARE(item->text(0), QStringLiteral("agent (claude-code)"));
+        QCOMPARE(item->text(0), QStringLiteral("claude-code"));
+        QCOMPARE(item->toolTip(0), QStringLiteral("agent (claude-code)\nworkspace: demo"));
         QCOMPARE(item->text(1), QStringLiteral("demo"));
         QCOMPARE(item->text(2), QStringLiteral("exec"));
         QCOMPARE(item->text(3), QStringLiteral("make test"));
@@ -108,6 +109,19 @@ private Q_SLOTS:
         const QString detail = pane.detail()->toPlainText();
         QVERIFY2(detail.contains(QStringLiteral("printf '\\x1b]52;c;aGk=\\x07'\necho <U+202E>evil")), qPrintable(detail));
         QVERIFY(!detail.contains(QChar(0x1b)));
+    }
+
+    // Variables the agent sets change what the command does: the approver sees each one.
+    void detailShowsTheVariablesAnExecSets()
+    {
+        ApprovalQueue queue;
+        ApprovalQueuePane pane(&queue);
+        ActionRequest request = agentExec(QStringLiteral("ls"));
+        request.environment = {QStringLiteral("BASH_ENV=/tmp/x"), QStringLiteral("LANG=C")};
+        queue.enqueue(request, {});
+        const QString detail = pane.detail()->toPlainText();
+        QVERIFY2(detail.contains(QStringLiteral("environment: BASH_ENV=/tmp/x\nenvironment: LANG=C\n")),
+                 qPrintable(detail));
     }
 
     void runShowsItsInputFiles()

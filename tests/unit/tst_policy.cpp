@@ -56,6 +56,21 @@ private Q_SLOTS:
         QVERIFY(lifecycle.matches(pause)); // lifecycle actions match on the workspace name
     }
 
+    // Variables an exec sets come before its command in what patterns see.
+    void execVariablesArePartOfTheSubject()
+    {
+        Policy policy;
+        policy.defaultRules = {PolicyRule{{ActionKind::Exec}, QStringLiteral("ls *"), PolicyDecision::Allow}};
+        ActionRequest plain = agentExec(QStringLiteral("ls /root"));
+        QCOMPARE(policy.decide(plain), PolicyDecision::Allow);
+        ActionRequest withEnv = plain;
+        withEnv.environment = {QStringLiteral("BASH_ENV=/tmp/x")};
+        QCOMPARE(policy.decide(withEnv), PolicyDecision::Ask);
+        const PolicyRule pinned{{ActionKind::Exec}, QStringLiteral("LANG=C ls *"), PolicyDecision::Allow};
+        withEnv.environment = {QStringLiteral("LANG=C")};
+        QVERIFY(pinned.matches(withEnv));
+    }
+
     void firstMatchingRuleWinsWorkspaceRulesFirst()
     {
         Policy policy;

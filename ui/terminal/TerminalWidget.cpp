@@ -114,8 +114,13 @@ void TerminalWidget::onScreenChanged()
     const bool following = bar->value() == bar->maximum();
     bar->setRange(0, m_screen.scrollbackCount());
     bar->setPageStep(m_screen.rows());
-    if (following)
+    if (following) {
+        // Scrolling to follow the output is painted by the repaint timer like the output
+        // itself, not at once by scrollContentsBy(): a fast `cat` scrolls with every chunk.
+        m_followingOutput = true;
         bar->setValue(bar->maximum());
+        m_followingOutput = false;
+    }
     if (!m_repaint.isActive())
         m_repaint.start();
 }
@@ -141,7 +146,8 @@ void TerminalWidget::resizeEvent(QResizeEvent* event)
 
 void TerminalWidget::scrollContentsBy(int, int)
 {
-    viewport()->update();
+    if (!m_followingOutput)
+        viewport()->update();
 }
 
 bool TerminalWidget::event(QEvent* event)

@@ -97,6 +97,7 @@ private:
 
     TerminalScreen m_screen;
     QTimer m_repaint;              ///< coalesces repaints after output
+    bool m_followingOutput = false; ///< the scroll bar follows new output (onScreenChanged())
     std::array<QFont, 16> m_fonts; ///< the fixed-pitch font with bold 1, italic 2, underline 4,
                                    ///< strike-out 8
     QSize m_cell;
