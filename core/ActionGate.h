@@ -38,6 +38,16 @@ struct ActionRequest
     QList<ActionInputFile> inputFiles; ///< run: files placed in its working folder first
 };
 
+/// An exec's command line as policy patterns match it and the command log shows it:
+/// "NAME=value … command" (ActionRequest::environment first, space-separated); the command
+/// alone when it sets no variables. For other kinds: ActionRequest::command.
+inline QString commandWithEnvironment(const ActionRequest& request)
+{
+    if (request.kind != ActionKind::Exec || request.environment.isEmpty())
+        return request.command;
+    return request.environment.join(QLatin1Char(' ')) + QLatin1Char(' ') + request.command;
+}
+
 /// What the gate decided about one ActionRequest.
 struct GateDecision
 {

@@ -282,7 +282,7 @@ void McpServer::runAllowed(const McpTool& tool, const McpCall& asked, const Gate
     start.sandbox = call.request.sandbox;
     start.actor = call.request.actor;
     start.kind = call.request.kind;
-    start.command = call.request.path.isEmpty() ? call.request.command : call.request.path;
+    start.command = call.request.path.isEmpty() ? commandWithEnvironment(call.request) : call.request.path;
     if (!call.request.inputFiles.isEmpty()) {
         // A comment line in Python and sh alike, so the row's command is still the script.
         QStringList names;

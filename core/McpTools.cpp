@@ -404,9 +404,7 @@ McpTool execTool(std::shared_ptr<McpSandboxes> sandboxes)
             env.set(variable.section(QLatin1Char('='), 0, 0), variable.section(QLatin1Char('='), 1), false);
         WorkspaceCommandOptions options;
         // The log row shows the variables before the command, as the policy matched it.
-        options.command = call.request.environment.isEmpty()
-                              ? call.request.command
-                              : call.request.environment.join(QLatin1Char(' ')) + QLatin1Char(' ') + call.request.command;
+        options.command = commandWithEnvironment(call.request);
         options.workdir = call.request.workdir;
         options.shellCommand = env.exportLines() + workspaceShellCommand(call.request.command, call.request.workdir);
         const int seconds = arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds).value();

@@ -25,10 +25,8 @@ QString subjectOf(const ActionRequest& request)
 {
     // Variables change what a command does (PATH, LD_PRELOAD, BASH_ENV): a rule that allows
     // `ls *` does not allow `BASH_ENV=/tmp/x ls`.
-    if (request.kind == ActionKind::Exec && !request.environment.isEmpty())
-        return request.environment.join(QLatin1Char(' ')) + QLatin1Char(' ') + request.command;
     if (request.kind == ActionKind::Exec || request.kind == ActionKind::Run)
-        return request.command;
+        return commandWithEnvironment(request);
     if (isFileAction(request.kind))
         return request.path;
     return request.sandbox;

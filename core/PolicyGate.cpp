@@ -13,7 +13,7 @@ namespace {
 /// "exec: ls -la", "file-write: /root/a.txt", "pause: demo"
 QString describe(const ActionRequest& request)
 {
-    QString subject = request.command;
+    QString subject = commandWithEnvironment(request);
     if (request.kind != ActionKind::Exec && request.kind != ActionKind::Run)
         subject = request.path.isEmpty() ? request.sandbox : request.path;
     return QStringLiteral("%1: %2").arg(actionKindName(request.kind), subject);
@@ -134,8 +134,9 @@ void PolicyGate::logDenied(const ActionRequest& request, const GateDecision& dec
     start.sandbox = request.sandbox;
     start.actor = request.actor;
     start.kind = request.kind;
-    start.command = request.kind == ActionKind::Exec || request.kind == ActionKind::Run ? request.command
-                                                                                       : request.path;
+    start.command = request.kind == ActionKind::Exec || request.kind == ActionKind::Run
+                        ? commandWithEnvironment(request)
+                        : request.path;
     start.workdir = request.workdir;
     start.approval = decision.approval;
     start.approver = decision.approver;

@@ -464,6 +464,7 @@ print(total)
         int denied = 0;
         int runs = 0;
         int runsWithFiles = 0;
+        int withVariables = 0;
         QStringList lifecycle;
         QStringList listings;
         for (const sbw::ActionRecord& row : rows.value()) {
@@ -477,6 +478,10 @@ print(total)
                 lifecycle.prepend(summary);
             if (row.kind == sbw::ActionKind::List)
                 listings.prepend(summary);
+            if (row.kind == sbw::ActionKind::Exec && row.command.contains(QLatin1String("GREETING"))) {
+                ++withVariables; // the variables it set come first, as the policy matched them
+                QCOMPARE(row.command, QStringLiteral("GREETING=hi there pwd; echo \"$GREETING\""));
+            }
             if (row.kind == sbw::ActionKind::Exec && row.outcome == sbw::Outcome::Denied) {
                 ++denied;
                 QCOMPARE(row.error, QStringLiteral("denied by policy rule 1 (exec \"*forbidden*\")"));
@@ -501,6 +506,7 @@ print(total)
         QCOMPARE(denied, 2);
         QCOMPARE(runs, 1);
         QCOMPARE(runsWithFiles, 1);
+        QCOMPARE(withVariables, 1);
     }
 
     /// pauseWhileWaiting: the workspace's domain is paused while an asked exec waits, and runs

@@ -97,6 +97,21 @@ private Q_SLOTS:
         QCOMPARE(log[0].error, QStringLiteral("denied by policy rule 1 (exec \"rm *\")"));
     }
 
+    // A denied exec's row shows the variables it would have set, before its command.
+    void deniedExecRowShowsItsVariables()
+    {
+        Policy policy;
+        policy.defaultRules = {PolicyRule{{ActionKind::Exec}, QStringLiteral("LD_PRELOAD=*"), PolicyDecision::Deny}};
+        PolicyGate gate(policy, m_log);
+        ActionRequest request = agentExec(QStringLiteral("ls -la"));
+        request.environment = {QStringLiteral("LD_PRELOAD=/tmp/evil.so")};
+        std::optional<GateDecision> decision;
+        gate.decide(request, [&](const GateDecision& d) { decision = d; });
+        QVERIFY(decision && !decision->allowed);
+        QCOMPARE(decision->reason, QStringLiteral("denied by policy rule 1 (exec \"LD_PRELOAD=*\")"));
+        QCOMPARE(rows().at(0).command, QStringLiteral("LD_PRELOAD=/tmp/evil.so ls -la"));
+    }
+
     void workspaceRuleDenialNamesItsWorkspace()
     {
         Policy policy = denyRm();
