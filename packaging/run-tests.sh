@@ -4,7 +4,7 @@
 # Arguments go to ctest, e.g. `packaging/run-tests.sh -L unit`.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/packaging/setup.sh"
+"$top/packaging/setup.sh" all
 echo "==> guest image python-data (the tests of image templates and charts use it)"
 "$top/packaging/guest/build-image.sh" python-data
 echo "==> tests"

@@ -4,7 +4,7 @@
 # opens on a virtual X server (xvfb-run). Extra arguments go to sandbox-workbench.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/packaging/setup.sh"
+"$top/packaging/setup.sh" app
 
 gui=("$top/build/app/gui/sandbox-workbench" --script "$top/resources/examples/hello.py" --run "$@")
 echo "==> starting the workbench"
