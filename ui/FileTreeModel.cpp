@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QLocale>
 #include <QStyle>
+#include <algorithm>
 #include <mutex>
 #include <thread>
 
@@ -24,6 +25,7 @@ struct FileTreeModel::Node
     int row = 0;
     QByteArray path;
     SftpEntry entry;
+    QString sortName; ///< the name as shown, case-folded: the listing order (listsBefore)
     std::vector<std::unique_ptr<Node>> children;
     State state = State::NotLoaded;
     quint64 generation = 0; ///< bumped by refresh; loads of older generations are dropped
@@ -273,10 +275,48 @@ void FileTreeModel::addBatch(quint64 nodeId, quint64 generation, const QList<Sft
         child->row = int(node->children.size());
         child->path = childPath(node->path, entry.name);
         child->entry = entry;
+        child->sortName = QString::fromUtf8(entry.name).toCaseFolded();
         m_nodes.insert(child->id, child.get());
         node->children.push_back(std::move(child));
     }
     endInsertRows();
+}
+
+bool FileTreeModel::listsBefore(const Node& a, const Node& b)
+{
+    const bool aFolder = a.entry.type == SftpEntry::Type::Directory;
+    const bool bFolder = b.entry.type == SftpEntry::Type::Directory;
+    if (aFolder != bFolder)
+        return aFolder;
+    if (const int byName = a.sortName.compare(b.sortName); byName != 0)
+        return byName < 0;
+    return a.entry.name < b.entry.name;
+}
+
+void FileTreeModel::sortChildren(Node* node)
+{
+    auto& children = node->children;
+    const auto before = [](const std::unique_ptr<Node>& a, const std::unique_ptr<Node>& b) {
+        return listsBefore(*a, *b);
+    };
+    if (std::is_sorted(children.begin(), children.end(), before))
+        return;
+    const QList<QPersistentModelIndex> parents{QPersistentModelIndex(indexOf(node))};
+    Q_EMIT layoutAboutToBeChanged(parents, VerticalSortHint);
+    std::stable_sort(children.begin(), children.end(), before);
+    for (size_t row = 0; row < children.size(); ++row)
+        children[row]->row = int(row);
+    QModelIndexList from;
+    QModelIndexList to;
+    for (const QModelIndex& index : persistentIndexList()) {
+        auto* moved = static_cast<Node*>(index.internalPointer());
+        if (moved->parent == node && moved->row != index.row()) {
+            from.append(index);
+            to.append(createIndex(moved->row, index.column(), moved));
+        }
+    }
+    changePersistentIndexList(from, to);
+    Q_EMIT layoutChanged(parents, VerticalSortHint);
 }
 
 void FileTreeModel::finishLoad(quint64 nodeId, quint64 generation, const QString& error)
@@ -286,6 +326,7 @@ void FileTreeModel::finishLoad(quint64 nodeId, quint64 generation, const QString
     if (!node || node->generation != generation)
         return;
     node->state = Node::State::Loaded;
+    sortChildren(node);
     // A folder that turned out empty (or unreadable) loses its expander.
     if (node->children.empty() && node != m_root.get())
         Q_EMIT dataChanged(indexOf(node), indexOf(node));

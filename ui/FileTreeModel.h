@@ -16,7 +16,8 @@ namespace sbw {
 /// ("user:group", numeric when the server gave no names), modification time (local). Names are
 /// raw guest bytes; they are shown decoded as UTF-8 with control characters (newlines and tabs
 /// included), bidi overrides and other hidden characters visibly escaped (see VisibleText.h).
-/// Entries are in the server's order; sort through a QSortFilterProxyModel.
+/// A folder's entries are listed in the order they arrive; once the folder is loaded they are
+/// sorted: folders first, then by name without regard to case, raw bytes breaking ties.
 class FileTreeModel : public QAbstractItemModel
 {
     Q_OBJECT
@@ -84,6 +85,9 @@ private:
     void startLoad(Node* node);
     void addBatch(quint64 nodeId, quint64 generation, const QList<SftpEntry>& entries);
     void finishLoad(quint64 nodeId, quint64 generation, const QString& error);
+    static bool listsBefore(const Node& a, const Node& b);
+    /// Puts `node`'s children in listing order (layoutChanged; persistent indexes follow).
+    void sortChildren(Node* node);
     void forget(Node* node);
 
     std::shared_ptr<SftpClient> m_sftp;

@@ -198,8 +198,8 @@ void RunPane::buildLayout()
     m_outputSplitter->setStretchFactor(0, 1);
     m_outputSplitter->setStretchFactor(1, 3);
     m_history = new RunHistory(this);
-    m_terminalPage = new RunSandboxPage(makeRunTerminals, tr("terminals"), this);
-    m_filesPage = new RunSandboxPage(makeRunFiles, tr("files"), this);
+    m_terminalPage = new RunSandboxPage(makeRunTerminals, tr("terminals"), RunSandboxPage::AfterEnd::KeepUsable, this);
+    m_filesPage = new RunSandboxPage(makeRunFiles, tr("files"), RunSandboxPage::AfterEnd::Disable, this);
     m_runTabs = new QTabWidget(this);
     m_runTabs->setObjectName(QStringLiteral("runTabs"));
     m_runTabs->setDocumentMode(true);

@@ -15,8 +15,9 @@ struct RunSandboxPage::Live
     std::shared_ptr<GuestSession> session; ///< null once the run ended
 };
 
-RunSandboxPage::RunSandboxPage(Factory factory, const QString& what, QWidget* parent)
-    : QWidget(parent), m_factory(std::move(factory)), m_what(what), m_notice(new QLabel(this))
+RunSandboxPage::RunSandboxPage(Factory factory, const QString& what, AfterEnd afterEnd, QWidget* parent)
+    : QWidget(parent), m_factory(std::move(factory)), m_what(what), m_afterEnd(afterEnd),
+      m_notice(new QLabel(this))
 {
     m_notice->setObjectName(QStringLiteral("runSandboxNotice"));
     m_notice->setTextFormat(Qt::PlainText);
@@ -62,6 +63,8 @@ void RunSandboxPage::setSession(std::shared_ptr<GuestSession> session)
 void RunSandboxPage::runEnded()
 {
     dropSession();
+    if (m_content && m_afterEnd == AfterEnd::Disable)
+        m_content->setEnabled(false);
     setNotice(m_content ? tr("The run ended and its microVM is gone: these %1 are no longer live.")
                               .arg(m_what)
                         : idleText());

@@ -18,7 +18,8 @@ class GuestSession;
 /// is made by the factory the first time the tab is visible; the factory gets a provider that
 /// hands out the run's SSH session, or fails with "the run's microVM is gone" once the run has
 /// ended (it may be called on any thread). When the run ends, the content stays for reading
-/// under a line saying that the microVM is gone, until the next run starts.
+/// under a line saying that the microVM is gone, until the next run starts; content whose
+/// controls act on the guest (AfterEnd::Disable, the file tree) is disabled then.
 class RunSandboxPage : public QWidget
 {
     Q_OBJECT
@@ -26,9 +27,16 @@ class RunSandboxPage : public QWidget
 public:
     using SessionProvider = std::function<Expected<std::shared_ptr<GuestSession>>()>;
     using Factory = std::function<QWidget*(SessionProvider provider)>;
+    /// What the content is once the run has ended: still usable (terminals: their scrollback
+    /// can be selected and copied) or disabled (a file tree's buttons would act on no guest).
+    enum class AfterEnd
+    {
+        KeepUsable,
+        Disable
+    };
 
     /// `what` names the content in the lines shown, in plural ("terminals", "files").
-    RunSandboxPage(Factory factory, const QString& what, QWidget* parent = nullptr);
+    RunSandboxPage(Factory factory, const QString& what, AfterEnd afterEnd, QWidget* parent = nullptr);
     ~RunSandboxPage() override;
 
     /// A run started: the previous run's content goes; the page waits for the guest.
@@ -59,6 +67,7 @@ private:
 
     Factory m_factory;
     QString m_what;
+    AfterEnd m_afterEnd;
     QLabel* m_notice;
     QWidget* m_content = nullptr;
     std::shared_ptr<Live> m_live;

@@ -189,6 +189,30 @@ private Q_SLOTS:
         QCOMPARE(
             find(model, QStringLiteral("f09999")).data(sbw::FileTreeModel::PathRole).toByteArray(),
             QByteArray("/tmp/ft/many/f09999"));
+        // ext4 lists a folder in hash order; the loaded folder is sorted by name.
+        QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("f00001"));
+        QCOMPARE(model.index(4999, 0).data().toString(), QStringLiteral("f05000"));
+        QCOMPARE(model.index(9999, 0).data().toString(), QStringLiteral("f10000"));
+    }
+
+    void listsFoldersFirstThenNamesIgnoringCase()
+    {
+        QCOMPARE(run("mkdir -p /tmp/ft-order/Zeta /tmp/ft-order/alpha && cd /tmp/ft-order"
+                     " && touch b.txt A.txt .hidden C && echo ok"),
+                 QByteArray("ok\n"));
+        sbw::FileTreeModel model(m_sftp, "/tmp/ft-order");
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.fetchMore({});
+        QVERIFY(waitLoaded(model, "/tmp/ft-order"));
+        QStringList rows;
+        for (int row = 0; row < model.rowCount(); ++row)
+            rows.append(model.index(row, 0).data().toString());
+        QCOMPARE(rows, (QStringList{QStringLiteral("alpha"), QStringLiteral("Zeta"),
+                                    QStringLiteral(".hidden"), QStringLiteral("A.txt"),
+                                    QStringLiteral("b.txt"), QStringLiteral("C")}));
+        QCOMPARE(model.index(1, 0).data(sbw::FileTreeModel::PathRole).toByteArray(),
+                 QByteArray("/tmp/ft-order/Zeta"));
     }
 
     void refreshShowsNewEntries()

@@ -277,6 +277,10 @@ void TestRunSandboxTabs::tabsSayTheMicroVmIsGoneWhenTheRunEnds()
     QVERIFY(failed.wait(10000));
     QCOMPARE(failed.first().first().toString(), QStringLiteral("the run's microVM is gone"));
 
+    // The ended file tree stays for reading but its buttons act on no guest: it is disabled;
+    // the terminals stay enabled, so their scrollback can still be selected and copied.
+    QVERIFY(!m_pane->filesPage()->content()->isEnabled());
+    QVERIFY(tabs->isEnabled());
     FileTreePane* tree = qobject_cast<WorkspaceFilesPage*>(m_pane->filesPage()->content())->tree();
     QSignalSpy loadFailed(tree->model(), &FileTreeModel::loadFailed);
     tree->model()->refresh();
