@@ -8,6 +8,7 @@
 #include "SandboxLimits.h"
 #include "SandboxPool.h"
 #include "SftpClient.h"
+#include "SignalText.h"
 
 #include <QElapsedTimer>
 
@@ -211,7 +212,7 @@ QString RunResult::summary() const
     if (timedOut)
         return QStringLiteral("timed out after %1 ms and killed").arg(wallMs);
     if (signal)
-        return QStringLiteral("killed by signal %1").arg(*signal);
+        return QStringLiteral("killed by signal %1").arg(signalText(*signal));
     if (exitStatus)
         return QStringLiteral("exit status %1").arg(*exitStatus);
     return QStringLiteral("ended without an exit status");

@@ -127,7 +127,7 @@ struct RunResult
     int cliExitCode() const;
     static constexpr int kWorkbenchError = 125;
 
-    /// One line for a status bar: "exit status 3", "killed by signal 9 (KILL)", "timed out
+    /// One line for a status bar: "exit status 3", "killed by signal 9 (SIGKILL)", "timed out
     /// after 2 s", "cancelled", the limitNote, or the error.
     QString summary() const;
 };

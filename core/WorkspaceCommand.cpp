@@ -5,6 +5,7 @@
 #include "LoggedAction.h"
 #include "Logging.h"
 #include "SandboxLimits.h"
+#include "SignalText.h"
 #include "Workspace.h"
 
 #include <QElapsedTimer>
@@ -67,7 +68,7 @@ QString WorkspaceCommandResult::summary() const
     if (!limitNote.isEmpty())
         return limitNote;
     if (status.signal)
-        return QStringLiteral("killed by signal %1").arg(*status.signal);
+        return QStringLiteral("killed by signal %1").arg(signalText(*status.signal));
     if (status.exitStatus)
         return QStringLiteral("exit status %1").arg(*status.exitStatus);
     return QStringLiteral("ended without an exit status");

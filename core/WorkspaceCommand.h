@@ -55,7 +55,7 @@ struct WorkspaceCommandResult
     QString limitNote;
     qint64 wallMs = 0; ///< from the call to the end, ms
 
-    /// One line: the error, "cancelled", the limit note, "killed by signal 9", "exit status 3".
+    /// One line: the error, "cancelled", the limit note, "killed by signal 9 (SIGKILL)", "exit status 3".
     QString summary() const;
     /// Exit code for the CLI: the command's status; 128+N for signal N; 124 on timeout; 137
     /// when the output cap was passed; 130 when cancelled; 125 when the workbench failed.

@@ -1,9 +1,9 @@
 #include "RunStatusText.h"
 
+#include "SignalText.h"
 #include "VisibleText.h"
 
 #include <QCoreApplication>
-#include <cstring>
 
 namespace sbw {
 namespace {
@@ -11,14 +11,6 @@ namespace {
 QString tr(const char* text)
 {
     return QCoreApplication::translate("sbw::RunStatusText", text);
-}
-
-QString signalText(int number)
-{
-    const char* abbrev = ::sigabbrev_np(number);
-    if (!abbrev)
-        return QString::number(number);
-    return QStringLiteral("%1 (SIG%2)").arg(number).arg(QString::fromLatin1(abbrev));
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "OutputView.h"
 #include "RunStatusText.h"
+#include "SignalText.h"
 #include "StateBadge.h"
 #include "VisibleText.h"
 #include "Workspace.h"
@@ -40,7 +41,7 @@ QString statusText(const WorkspaceExecOutcome& outcome)
     else if (status.timedOut)
         text = QObject::tr("timed out and killed");
     else if (status.signal)
-        text = QObject::tr("killed by signal %1").arg(*status.signal);
+        text = QObject::tr("killed by signal %1").arg(signalText(*status.signal));
     else if (status.exitStatus)
         text = QObject::tr("exit status %1").arg(*status.exitStatus);
     else

@@ -72,7 +72,7 @@ void CliRun::onFinished(const RunResult& result)
 {
     if (!result.error.isEmpty())
         note(QStringLiteral("error: ") + result.error);
-    else if (result.timedOut || result.cancelled || result.limit || m_verbose)
+    else if (result.timedOut || result.cancelled || result.limit || result.signal || m_verbose)
         note(result.summary());
     if (!result.artifactsNote.isEmpty())
         note(QStringLiteral("artifacts: ") + result.artifactsNote);

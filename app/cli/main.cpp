@@ -147,7 +147,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
     options.outputCapBytes = *cap;
     options.sandbox.memoryMiB = parser.value(memory).toInt(&ok);
     if (!ok || options.sandbox.memoryMiB < 128)
-        return fail(QStringLiteral("--memory needs at least 128 (MiB)"), kUsageError);
+        return fail(QStringLiteral("--memory needs a whole number of MiB, at least 128, e.g. 512"), kUsageError);
     options.sandbox.vcpus = parser.value(vcpus).toInt(&ok);
     if (!ok || options.sandbox.vcpus < 1)
         return fail(QStringLiteral("--vcpus needs a positive number"), kUsageError);

@@ -84,6 +84,15 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 3);
     }
 
+    void signalExitsWith128PlusNAndIsNamed()
+    {
+        const CliResult r = sbwRun({QStringLiteral("--lang"), QStringLiteral("sh"), QStringLiteral("-c"),
+                                    QStringLiteral("echo before; kill -9 $$")});
+        QCOMPARE(r.out, QByteArray("before\n"));
+        QCOMPARE(r.err, QByteArray("sbw: killed by signal 9 (SIGKILL)\n"));
+        QCOMPARE(r.exitCode, 137);
+    }
+
     void timeoutExitsWith124()
     {
         const CliResult r = sbwRun({QStringLiteral("--lang"), QStringLiteral("sh"), QStringLiteral("--timeout"),
@@ -135,6 +144,9 @@ private Q_SLOTS:
                            QStringLiteral("--vcpus"), QStringLiteral("2")} + code
             << QByteArray("sbw: --cpu-share: a CPU share is a percentage of one host core from 1 "
                           "to 200 (100 per vCPU), or 0 for no limit; 250 is not\n");
+        QTest::newRow("memory word")
+            << QStringList{run, QStringLiteral("--memory"), QStringLiteral("abc")} + code
+            << QByteArray("sbw: --memory needs a whole number of MiB, at least 128, e.g. 512\n");
         QTest::newRow("lifetime negative")
             << QStringList{run, QStringLiteral("--lifetime"), QStringLiteral("-1")} + code
             << QByteArray("sbw: --lifetime needs a number of seconds\n");

@@ -24,7 +24,7 @@ private Q_SLOTS:
         RunResult killed;
         killed.signal = 9;
         QCOMPARE(killed.cliExitCode(), 137);
-        QCOMPARE(killed.summary(), QStringLiteral("killed by signal 9"));
+        QCOMPARE(killed.summary(), QStringLiteral("killed by signal 9 (SIGKILL)"));
 
         RunResult timedOut;
         timedOut.signal = 9;
