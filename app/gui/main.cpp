@@ -6,6 +6,7 @@
 #include "Logging.h"
 #include "MainWindow.h"
 #include "RunPane.h"
+#include "TerminationSignals.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -68,6 +69,13 @@ int main(int argc, char* argv[])
             return 2;
         }
     }
+    // kill, Ctrl-C in the terminal or a closed session: close as the person would, so that
+    // the run is cancelled and the microVMs and their overlays are removed.
+    sbw::TerminationSignals termination;
+    QObject::connect(&termination, &sbw::TerminationSignals::received, &window, [&window](int number) {
+        std::fprintf(stderr, "sandbox-workbench: signal %d: closing (again to quit at once)\n", number);
+        window.close();
+    });
     window.show();
     if (parser.isSet(runOption))
         QTimer::singleShot(0, window.runPane(), &sbw::RunPane::run);
