@@ -32,7 +32,7 @@ struct DomainSpec
     int cpuSharePercent = 0;
     QString kernel;         ///< path of the kernel as QEMU sees it
     QString initrd;         ///< path of the initramfs as QEMU sees it
-    QString cmdline;        ///< full kernel command line
+    QString cmdline;        ///< kernel command line (TCG domains get " norandmaps" appended)
     QString disk;           ///< path of the qcow2 overlay (vda)
     QString sshPort;        ///< virtio-serial port name for sshd
     QStringList extraSshPorts; ///< further sshd ports, one per further host connection (workspaces)

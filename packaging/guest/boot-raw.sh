@@ -42,8 +42,10 @@ if [[ -z $accel ]]; then
     if [[ -r /dev/kvm && -w /dev/kvm && ! -d /sys/module/kvm_pvm ]]; then accel=kvm; else accel=tcg; fi
 fi
 case $accel in
-    kvm) cpu=(-cpu host) ;;
-    tcg) cpu=() ;;
+    kvm) cpu=(-cpu host); extra_cmdline= ;;
+    # The workbench's TCG domains boot with norandmaps as well (DomainSpec.cpp): TCG reuses the
+    # translated code of earlier processes only when their maps do not move.
+    tcg) cpu=(); extra_cmdline=' norandmaps' ;;
     *) usage ;;
 esac
 
@@ -57,7 +59,7 @@ kernel=$image_dir/$(manifest_get kernel)
 initrd=$image_dir/$(manifest_get initrd)
 disk=$image_dir/$(manifest_get disk)
 disk_format=$(manifest_get disk_format)
-cmdline=$(manifest_get cmdline)
+cmdline=$(manifest_get cmdline)$extra_cmdline
 ssh_port=$(manifest_get ssh_port)
 agent_port=$(manifest_get agent_port)
 

@@ -73,7 +73,7 @@ private Q_SLOTS:
         QCOMPARE(valueAt(xml, QStringLiteral("domain/os/kernel")), QStringLiteral("/pool/abc-vmlinuz"));
         QCOMPARE(valueAt(xml, QStringLiteral("domain/os/initrd")), QStringLiteral("/pool/abc-initrd.img"));
         QCOMPARE(valueAt(xml, QStringLiteral("domain/os/cmdline")),
-                 QStringLiteral("console=ttyS0 root=/dev/vda sbw.key=ssh-ed25519:AAAA"));
+                 QStringLiteral("console=ttyS0 root=/dev/vda sbw.key=ssh-ed25519:AAAA norandmaps"));
         QCOMPARE(valueAt(xml, QStringLiteral("domain/features/tcg/tb-cache")), QStringLiteral("64"));
         QCOMPARE(valueAt(xml, QStringLiteral("domain/devices/disk/driver@type")), QStringLiteral("qcow2"));
         QCOMPARE(valueAt(xml, QStringLiteral("domain/devices/disk/source@file")),
@@ -92,12 +92,14 @@ private Q_SLOTS:
                  QStringLiteral("2026-11-29T10:15:00.000Z"));
     }
 
-    void kvmDomainHasNoTcgCache()
+    void kvmDomainHasNoTcgCacheAndKeepsAddressRandomisation()
     {
         const QString xml = sbw::domainXml(sampleSpec(true));
         QCOMPARE(valueAt(xml, QStringLiteral("domain@type")), QStringLiteral("kvm"));
         QCOMPARE(valueAt(xml, QStringLiteral("domain/features/tcg")), QStringLiteral("<absent>"));
         QCOMPARE(valueAt(xml, QStringLiteral("domain/cpu@mode")), QStringLiteral("host-passthrough"));
+        QCOMPARE(valueAt(xml, QStringLiteral("domain/os/cmdline")),
+                 QStringLiteral("console=ttyS0 root=/dev/vda sbw.key=ssh-ed25519:AAAA"));
     }
 
     void onlyEphemeralOverlaysSkipFlushes()
@@ -148,7 +150,7 @@ private Q_SLOTS:
     {
         sbw::DomainSpec spec = sampleSpec(false);
         spec.cmdline = QStringLiteral("a<b & \"c\"");
-        QCOMPARE(valueAt(sbw::domainXml(spec), QStringLiteral("domain/os/cmdline")), spec.cmdline);
+        QCOMPARE(valueAt(sbw::domainXml(spec), QStringLiteral("domain/os/cmdline")), spec.cmdline + QStringLiteral(" norandmaps"));
     }
 
     // libvirt's test driver accepts the XML, keeps our metadata, and the domain goes away when
