@@ -2,6 +2,7 @@
 
 #include "Expected.h"
 #include "GuestImage.h"
+#include "SandboxLimits.h"
 
 #include <QString>
 
@@ -25,7 +26,7 @@ struct SandboxOptions
 {
     QString recipe = QStringLiteral("minimal"); ///< guest image recipe name
     int memoryMiB = 512;                        ///< guest RAM, MiB
-    int vcpus = 1;
+    int vcpus = defaultRunVcpus(); ///< 2, or 1 on a single-core host
     int cpuSharePercent = 0; ///< percent of one host core for all vCPUs (DomainSpec); 0 = unlimited
     /// Disk size in GiB: the overlay's virtual size, which the guest's root file system fills;
     /// 0 = the image's size. Below the image's size is refused (diskLimit()).

@@ -2,6 +2,9 @@
 
 #include "GuestImage.h"
 
+#include <QThread>
+
+#include <algorithm>
 #include <limits>
 
 namespace sbw {
@@ -39,6 +42,11 @@ QString gibText(qint64 bytes)
     if (bytes % kGiB == 0)
         return QStringLiteral("%1 GiB").arg(bytes / kGiB);
     return QStringLiteral("%1 GiB").arg(double(bytes) / double(kGiB), 0, 'f', 1);
+}
+
+int defaultRunVcpus()
+{
+    return std::clamp(QThread::idealThreadCount(), 1, 2);
 }
 
 Expected<void> validateCpuShare(int percent, int vcpus)

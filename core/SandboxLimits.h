@@ -34,6 +34,12 @@ std::optional<qint64> parseByteSize(const QString& text);
 /// Bytes as GiB for people: "4 GiB", "4.5 GiB".
 QString gibText(qint64 bytes);
 
+/// vCPUs of an ephemeral run unless the caller chooses: 2, or 1 on a host with one logical CPU.
+/// Two because under TCG the guest's idle-time Python warm-up then runs beside the SSH
+/// handshake (cold run about 1.4 s shorter on a 2-core host; ARCHITECTURE.md, "Where the time
+/// of a cold run goes"). Workspaces keep 1 (WorkspaceSettings).
+int defaultRunVcpus();
+
 /// Checks a CPU share (percent of one host core for all vCPUs together, DomainSpec): 0 for
 /// none, else 1 to 100 × `vcpus`. Errors say the range.
 Expected<void> validateCpuShare(int percent, int vcpus);

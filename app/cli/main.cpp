@@ -68,8 +68,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
                                      QStringLiteral("S"), QStringLiteral("60"));
     const QCommandLineOption memory(QStringLiteral("memory"), QStringLiteral("Guest memory in MiB (default 512)."),
                                     QStringLiteral("MIB"), QStringLiteral("512"));
-    const QCommandLineOption vcpus(QStringLiteral("vcpus"), QStringLiteral("Guest vCPUs (default 1)."),
-                                   QStringLiteral("N"), QStringLiteral("1"));
+    const QCommandLineOption vcpus(QStringLiteral("vcpus"), QStringLiteral("Guest vCPUs (default 2; 1 on a single-core host)."),
+                                   QStringLiteral("N"), QString::number(sbw::defaultRunVcpus()));
     const QCommandLineOption cpuShare(QStringLiteral("cpu-share"),
                                       QStringLiteral("CPU time of all vCPUs together, in percent of one "
                                                      "host core (default 0 = no limit; up to 100 per vCPU)."),
