@@ -333,7 +333,8 @@ void GuestSession::startExec(ExecRequest request, std::function<void(Expected<Ex
         kill.timeout = std::chrono::seconds(10);
         startExec(kill, [](const Expected<ExecStatus>& status) {
             if (!status)
-                qCWarning(lcChannel) << "cannot kill a timed-out command:" << status.error().message;
+                qCWarning(lcChannel) << "cannot kill a command that timed out or was cancelled:"
+                                      << status.error().message;
         });
     };
     m_loop->add(std::make_shared<ExecJob>(std::move(request), pidFile, std::move(kill), std::move(done)));

@@ -97,7 +97,8 @@ bool CliRun::copyArtifacts(const RunResult& result)
             note(QStringLiteral("error: cannot copy the artifact %1 to %2").arg(artifact.name, target));
             return false;
         }
-        note(QStringLiteral("artifact %1, %2 bytes: %3").arg(artifact.name).arg(artifact.size).arg(target));
+        const QString size = artifact.size == 1 ? QStringLiteral("1 byte") : QStringLiteral("%1 bytes").arg(artifact.size);
+        note(QStringLiteral("artifact %1, %2: %3").arg(artifact.name, size, target));
     }
     return true;
 }

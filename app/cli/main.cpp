@@ -231,6 +231,8 @@ int main(int argc, char* argv[])
         return 0;
     }
     const bool asked = command == QLatin1String("--help") || command == QLatin1String("-h");
+    if (!asked && !command.isEmpty())
+        std::fprintf(stderr, "sbw: unknown command '%s'\n", qPrintable(command));
     std::fprintf(asked ? stdout : stderr,
                  "usage: sbw COMMAND [options]\n\n"
                  "commands:\n"

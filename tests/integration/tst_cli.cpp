@@ -117,6 +117,10 @@ private Q_SLOTS:
     void usageErrors()
     {
         QCOMPARE(sbwRun({}).exitCode, 2);
+        const CliResult unknown = sbwCli({QStringLiteral("bogus")});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.startsWith("sbw: unknown command 'bogus'\nusage: sbw COMMAND [options]\n"),
+                 unknown.err.constData());
         QCOMPARE(sbwRun({QStringLiteral("--lang"), QStringLiteral("cobol"), QStringLiteral("-c"), QStringLiteral("x")}).exitCode, 2);
     }
 
