@@ -56,7 +56,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
         "cap (137: killed), memory limit (the guest's OOM killer; 137 when it killed the "
         "script), disk limit (the script's own status)."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Script to run ('-' for stdin)."));
+    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Script to run ('-' for stdin); or -c CODE."),
+                                 QStringLiteral("FILE | -c CODE"));
     const QCommandLineOption code({QStringLiteral("c"), QStringLiteral("code")},
                                   QStringLiteral("Run CODE instead of a file."), QStringLiteral("CODE"));
     const QCommandLineOption lang(QStringLiteral("lang"),

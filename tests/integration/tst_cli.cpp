@@ -128,6 +128,7 @@ private Q_SLOTS:
     {
         const CliResult help = sbwRun({QStringLiteral("--help")});
         QCOMPARE(help.exitCode, 0);
+        QVERIFY2(help.out.startsWith("Usage: sbw run [options] FILE | -c CODE\n"), help.out.constData());
         for (const char* text :
              {"--cpu-share <PERCENT>", "(default 0 = no limit; up to 100 per vCPU)", "--disk <GIB>",
               "(default: the image's size, 4 for minimal)", "--lifetime <S>", "(default 0 = none)",
