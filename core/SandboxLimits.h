@@ -36,7 +36,7 @@ QString gibText(qint64 bytes);
 
 /// vCPUs of an ephemeral run unless the caller chooses: 2, or 1 on a host with one logical CPU.
 /// Two because under TCG the guest's idle-time Python warm-up then runs beside the SSH
-/// handshake (cold run about 1.4 s shorter on a 2-core host; ARCHITECTURE.md, "Where the time
+/// handshake (cold run 0.6-1.7 s shorter on a 2-core host; ARCHITECTURE.md, "Where the time
 /// of a cold run goes"). Workspaces keep 1 (WorkspaceSettings).
 int defaultRunVcpus();
 
