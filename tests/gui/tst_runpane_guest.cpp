@@ -225,7 +225,8 @@ void TestRunPaneGuest::inputFileInChartAndTableOut()
     QCOMPARE(picture.size(), QSize(40, 20));
     QCOMPARE(picture.pixelColor(0, 0), QColor(255, 0, 0));
     QCOMPARE(picture.pixelColor(39, 19), QColor(0, 0, 255));
-    QVERIFY(images.first()->isVisible());
+    // A widget added to a shown layout is shown from the event loop (a queued call).
+    QTRY_VERIFY(images.first()->isVisible());
 
     const auto tables = view->findChildren<QTableView*>(QStringLiteral("artifactTable"));
     QCOMPARE(tables.size(), 1);
