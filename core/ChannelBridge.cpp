@@ -9,6 +9,7 @@
 
 #include <QByteArray>
 
+#include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
 #include <mutex>
@@ -29,7 +30,10 @@ struct ChannelBridge::State
     QByteArray toGuest;     ///< read from the socket, not yet sent to the guest
     qint64 sentToGuest = 0;  ///< bytes, for the debug log line at close
     qint64 receivedFromGuest = 0;
+    QByteArray greeting;     ///< the part of a fresh server's greeting still to arrive
 
+    bool awaitingGreeting() const { return !greeting.isEmpty(); }
+    void checkGreeting();
     void updateInterest();
     void onStream(int events);
     void onSocket(int events);
@@ -57,7 +61,7 @@ void ChannelBridge::State::updateInterest()
     virStreamEventUpdateCallback(stream, streamEvents);
 
     int socketEvents = VIR_EVENT_HANDLE_ERROR | VIR_EVENT_HANDLE_HANGUP;
-    if (toGuest.isEmpty())
+    if (toGuest.isEmpty() && !awaitingGreeting())
         socketEvents |= VIR_EVENT_HANDLE_READABLE;
     if (!toSocket.isEmpty())
         socketEvents |= VIR_EVENT_HANDLE_WRITABLE;
@@ -79,6 +83,23 @@ void ChannelBridge::State::close()
     stream = nullptr;
     ::close(fd);
     fd = -1;
+}
+
+// Called with the guest's next bytes in `toSocket` while the greeting is awaited: they must
+// continue it. Anything else was written by the server of an earlier connection, which would
+// also read this connection's first bytes: close, so that it sees the hang-up and ends.
+void ChannelBridge::State::checkGreeting()
+{
+    const qsizetype n = std::min(toSocket.size(), greeting.size());
+    if (toSocket.left(n) != greeting.left(n)) {
+        qCInfo(lcChannel) << "channel bridge: the server of an earlier connection answered;"
+                          << "closing so that it ends";
+        toSocket.clear();
+        return close();
+    }
+    // The rest of the greeting comes in a later read; once all of it has arrived the fresh
+    // server has spoken, and the client's bytes may go to it.
+    greeting.remove(0, n);
 }
 
 void ChannelBridge::State::onStream(int events)
@@ -107,6 +128,11 @@ void ChannelBridge::State::onStream(int events)
         } else if (got == -1) {
             qCDebug(lcChannel) << "channel receive failed:" << lastVirtErrorMessage();
             return close();
+        }
+        if (awaitingGreeting() && !toSocket.isEmpty()) {
+            checkGreeting();
+            if (closed)
+                return;
         }
     }
     if (!toSocket.isEmpty()) {
@@ -163,7 +189,8 @@ void ChannelBridge::State::onSocket(int events)
 
 Expected<std::unique_ptr<ChannelBridge>> ChannelBridge::open(virConnectPtr conn,
                                                              virDomainPtr domain,
-                                                             const char* portName)
+                                                             const char* portName,
+                                                             const QByteArray& greeting)
 {
     LibvirtEventLoop::ensureRunning();
     int fds[2];
@@ -173,6 +200,7 @@ Expected<std::unique_ptr<ChannelBridge>> ChannelBridge::open(virConnectPtr conn,
 
     auto state = std::make_shared<State>();
     state->fd = fds[0];
+    state->greeting = greeting;
     state->stream = virStreamNew(conn, VIR_STREAM_NONBLOCK);
     if (!state->stream || virDomainOpenChannel(domain, portName, state->stream, 0) < 0) {
         const Error error = virtError(QStringLiteral("cannot open guest channel %1").arg(QLatin1String(portName)));

@@ -2,6 +2,8 @@
 
 #include "Expected.h"
 
+#include <QByteArray>
+
 #include <memory>
 
 typedef struct _virDomain* virDomainPtr;
@@ -17,14 +19,25 @@ namespace sbw {
 /// Bytes are pumped both ways by callbacks on the libvirt event-loop thread (nonblocking stream,
 /// virEventAddHandle on the socket); at most 64 KiB is in flight per direction. When the guest
 /// side ends, the socket sees EOF; when the socket's peer closes, the stream is finished.
+///
+/// A virtio-serial port is one byte stream with no connection boundaries, and a guest under
+/// TCG notices a hang-up late: the server of the previous connection is often still reading
+/// when the next connection opens, and would take that connection's first bytes (measured with
+/// sshd: every reconnect right after a close lost its first handshake, and the second as well,
+/// because the fresh sshd then read the client's key exchange as its banner). With a `greeting`
+/// (what a fresh server sends first, e.g. "SSH-2.0-") the bridge sends nothing to the guest
+/// until the greeting has arrived; and when other bytes come first, they are the previous
+/// server's, and the bridge closes at once (the socket sees EOF), so that server sees the
+/// hang-up and ends, and the caller's next attempt meets a fresh one.
 class ChannelBridge
 {
 public:
     /// Opens channel `portName` of the running domain. The returned bridge owns its end of the
-    /// socketpair; takePeerFd() hands the other end to the caller. Errors: no such channel,
-    /// domain not running, connection lost.
+    /// socketpair; takePeerFd() hands the other end to the caller. `greeting`: see the class
+    /// comment; empty for none. Errors: no such channel, domain not running, connection lost.
     static Expected<std::unique_ptr<ChannelBridge>> open(virConnectPtr conn, virDomainPtr domain,
-                                                         const char* portName);
+                                                         const char* portName,
+                                                         const QByteArray& greeting = {});
     ~ChannelBridge();
 
     ChannelBridge(const ChannelBridge&) = delete;

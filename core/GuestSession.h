@@ -56,6 +56,10 @@ struct ExecStatus
 class GuestSession
 {
 public:
+    /// What the guest's sshd sends first (RFC 4253 version exchange): the greeting that a
+    /// channel to it waits for before the client speaks (ChannelBridge::open).
+    static inline const QByteArray kServerGreeting = QByteArrayLiteral("SSH-2.0-");
+
     /// Performs the SSH handshake on `fd` (taking ownership), checks that the guest's host key
     /// is `expectedHostKey` ("ssh-ed25519 AAAA…", from the image manifest) and logs in as root
     /// with `key`. Waits for the guest's banner until `deadline`, which is how readiness is

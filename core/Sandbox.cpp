@@ -124,7 +124,8 @@ Expected<void> Sandbox::waitReady(const std::atomic_bool* cancel)
 {
     const auto deadline = std::chrono::steady_clock::now() + m_readyTimeout;
     const QByteArray port = m_image.sshPort.toUtf8();
-    auto bridge = ChannelBridge::open(m_connection->handle(), m_domain, port.constData());
+    auto bridge = ChannelBridge::open(m_connection->handle(), m_domain, port.constData(),
+                                      GuestSession::kServerGreeting);
     if (!bridge)
         return bridge.error();
     m_bridge = std::move(bridge.value());

@@ -81,7 +81,7 @@ Expected<std::unique_ptr<ChannelBridge>> openFreeSshChannel(virConnectPtr conn, 
     const QStringList ports = readSshPorts(domain, record.sshPort);
     for (const QString& port : ports) {
         const QByteArray portUtf8 = port.toUtf8();
-        auto bridge = ChannelBridge::open(conn, domain, portUtf8.constData());
+        auto bridge = ChannelBridge::open(conn, domain, portUtf8.constData(), GuestSession::kServerGreeting);
         if (bridge) {
             qCDebug(lcChannel) << "workspace" << record.name << "SSH on" << port;
             return bridge;
