@@ -74,6 +74,8 @@ void TerminalApprover::promptNext()
         text += QStringLiteral("  input files: %1\n").arg(makeVisible(inputFilesText(request.inputFiles)));
     if (!request.command.isEmpty())
         text += QStringLiteral("  %1\n").arg(makeVisible(request.command).replace(QLatin1Char('\n'), QStringLiteral("\n  ")));
+    for (const CommandVerdict& command : next.commands)
+        text += QStringLiteral("  command: %1 — %2\n").arg(oneLineVisible(command.command), oneLineVisible(command.explanation()));
     if (request.kind == ActionKind::FileWrite)
         text += QStringLiteral("  new content (%1 bytes):\n  %2\n")
                     .arg(request.content.size())

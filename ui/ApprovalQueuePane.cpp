@@ -37,14 +37,19 @@ QString subjectOf(const ActionRequest& request)
     return request.path;
 }
 
-/// One line for the list: the first line of `text`, visible, with "…" when there is more.
-QString oneLine(const QString& text)
+constexpr qsizetype kSubjectChars = 200; ///< of a command in the list and notifications
+
+/// "\ncommands the policy found:\n  ls -la — allowed by policy rule 1 (exec \"ls *\")\n…", one
+/// line each; empty without commands.
+QString commandsText(const QList<CommandVerdict>& commands)
 {
-    const qsizetype newline = text.indexOf(QLatin1Char('\n'));
-    QString line = makeVisible(newline < 0 ? text : text.left(newline));
-    if (newline >= 0 || line.size() > 200)
-        line = line.left(200) + QStringLiteral(" …");
-    return line;
+    if (commands.isEmpty())
+        return {};
+    QString text = ApprovalQueuePane::tr("\ncommands the policy found:\n");
+    for (const CommandVerdict& command : commands)
+        text += QStringLiteral("  %1 — %2\n")
+                    .arg(oneLineVisible(command.command), oneLineVisible(command.explanation()));
+    return text;
 }
 
 QString timeLeft(const QDeadlineTimer& deadline)
@@ -242,7 +247,7 @@ void ApprovalQueuePane::onAdded(qint64 id)
     item->setText(Workspace, workspace);
     item->setToolTip(Who, tr("%1\nworkspace: %2").arg(makeVisible(request.actor.display()), workspace));
     item->setText(Action, actionKindName(request.kind));
-    item->setText(Subject, oneLine(subjectOf(request)));
+    item->setText(Subject, oneLineVisible(subjectOf(request), kSubjectChars));
     item->setToolTip(Subject, makeVisible(subjectOf(request).left(2000)));
     item->setText(TimeLeft, timeLeft(pending->deadline));
     fitColumns();
@@ -292,6 +297,7 @@ void ApprovalQueuePane::showDetail()
         text += tr("input files: %1\n").arg(makeVisible(inputFilesText(request.inputFiles)));
     if (!request.command.isEmpty())
         text += QLatin1Char('\n') + makeVisible(request.command) + QLatin1Char('\n');
+    text += commandsText(pending->commands);
     if (request.kind != ActionKind::FileWrite) {
         m_detail->setPlainText(text);
         return;
@@ -407,7 +413,7 @@ void ApprovalQueuePane::notify(const PendingApproval& pending)
     m_tray->showMessage(tr("Approval needed"),
                         tr("%1 asks: %2 %3")
                             .arg(makeVisible(pending.request.actor.display()), actionKindName(pending.request.kind),
-                                 oneLine(subjectOf(pending.request))),
+                                 oneLineVisible(subjectOf(pending.request), kSubjectChars)),
                         QSystemTrayIcon::Information, 10'000);
 }
 

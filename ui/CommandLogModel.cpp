@@ -99,13 +99,6 @@ QString CommandLogModel::statusText(const ActionRecord& r)
 
 namespace {
 
-QString firstLine(const QString& text)
-{
-    const qsizetype newline = text.indexOf(QLatin1Char('\n'));
-    const QString line = newline < 0 ? text : text.left(newline) + QStringLiteral(" …");
-    return makeVisible(line);
-}
-
 QString bytesText(qint64 bytes, bool capped)
 {
     return capped ? QStringLiteral("%1 (capped)").arg(bytes) : QString::number(bytes);
@@ -155,7 +148,7 @@ QVariant CommandLogModel::data(const QModelIndex& index, int role) const
     case Action:
         return actionKindName(r.kind);
     case Command:
-        return firstLine(r.command);
+        return oneLineVisible(r.command);
     case Workdir:
         return makeVisible(r.workdir);
     case Status:
