@@ -289,6 +289,8 @@ private:
                 ++i;
                 break;
             }
+            if (text == QLatin1String("-")) // env's -i; no program is named "-"
+                continue;
             if (hasShortOption(text, wrapper.opaqueOptions) ||
                 isLongOption(text, wrapper.opaqueLongOptions)) {
                 *why = QStringLiteral("%1 %2: the policy cannot see what it runs").arg(name, text);

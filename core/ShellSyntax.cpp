@@ -5,6 +5,8 @@
 #include <QJsonObject>
 #include <QProcess>
 
+#include <algorithm>
+
 namespace sbw {
 namespace {
 
@@ -43,7 +45,18 @@ class Walker
 public:
     explicit Walker(QByteArray source) : m_source(std::move(source)) {}
 
-    QList<ShellCommand> commands;
+    /// The commands with the byte offset of their statement: JSON objects list their keys in
+    /// alphabetical order (an if's Else before its Then), so walk() does not meet them in source order.
+    QList<std::pair<int, ShellCommand>> found;
+
+    QList<ShellCommand> commands()
+    {
+        std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        QList<ShellCommand> result;
+        for (const auto& [offset, command] : found)
+            result.append(command);
+        return result;
+    }
 
     void walk(const QJsonValue& value)
     {
@@ -101,7 +114,7 @@ private:
         }
         for (const QJsonValue& redirect : node.value(QLatin1String("Redirs")).toArray())
             addRedirection(command, redirect.toObject());
-        commands.append(command);
+        found.append({offsetOf(node.value(QLatin1String("Pos"))), command});
     }
 
     void addRedirection(ShellCommand& command, const QJsonObject& redirect)
@@ -209,7 +222,11 @@ private:
                     out += text[i];
                 continue;
             }
-            if (quoting == Quoting::None && QStringLiteral("*?[{").contains(c))
+            // `*`, `?`, `[…]`, `{…}`: a pathname or brace expansion (a lone `[` is the test command).
+            if (quoting == Quoting::None
+                && (c == QLatin1Char('*') || c == QLatin1Char('?')
+                    || (c == QLatin1Char('[') && text.indexOf(QLatin1Char(']'), i + 1) > i)
+                    || (c == QLatin1Char('{') && text.indexOf(QLatin1Char('}'), i + 1) > i)))
                 *pattern = true;
             out += c;
         }
@@ -252,7 +269,7 @@ Expected<QList<ShellCommand>> ShellSyntax::commands(const QString& script)
                              .arg(error.errorString()));
     Walker walker(source);
     walker.walk(tree.object());
-    return walker.commands;
+    return walker.commands();
 }
 
 } // namespace sbw

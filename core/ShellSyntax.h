@@ -15,7 +15,7 @@ struct ShellWord
     /// expansions (parameters, substitutions, arithmetic, `$'…'`) keeps its source text.
     QString text;
     bool literal = true; ///< no expansions: `text` is what the command receives
-    /// An unquoted `*`, `?`, `[` or `{`: the shell may turn the word into other words
+    /// An unquoted `*`, `?`, `[…]` or `{…}`: the shell may turn the word into other words
     /// (pathname or brace expansion).
     bool pattern = false;
 };

@@ -197,6 +197,7 @@ private Q_SLOTS:
         row("ANSI-C program name", QStringLiteral("$'rm' x"), ask);
         row("glob program name", QStringLiteral("/bin/r? x"), ask);
         row("brace program name", QStringLiteral("{rm,x}"), ask);
+        row("test command", QStringLiteral("[ -f x ] && rm x"), deny);
         row("python -c", QStringLiteral("python3 -c 'import os'"), ask);
         row("perl -e", QStringLiteral("perl -e 'unlink \"x\"'"), ask);
         row("node -e", QStringLiteral("node -e 1"), ask);
@@ -218,6 +219,7 @@ private Q_SLOTS:
         row("command", QStringLiteral("command -p rm x"), deny);
         row("exec", QStringLiteral("exec rm x"), deny);
         row("sudo", QStringLiteral("sudo -u root -E rm x"), deny);
+        row("env -", QStringLiteral("env - rm x"), deny);
         row("nested wrappers", QStringLiteral("nice env A=1 timeout 5 sudo rm x"), deny);
         row("wrapped shell", QStringLiteral("nohup sh -c 'rm x'"), deny);
         row("wrapper of a variable", QStringLiteral("env $X"), ask);
@@ -319,6 +321,8 @@ private Q_SLOTS:
                               QStringLiteral("B=3 nice -n 5 cat f"), QStringLiteral("B=3 cat f")}));
         QCOMPARE(policyCommands(QStringLiteral("xargs -n1 grep x"))[1].text,
                  QStringLiteral("grep x …"));
+        QCOMPARE(policyCommands(QStringLiteral("[ -f x ]"))[0].askedBecause, QString()); // `[` is a program
+        QVERIFY(!policyCommands(QStringLiteral("/bin/[a]b"))[0].askedBecause.isEmpty()); // a glob is not
         // A word with expansions keeps its source text.
         QCOMPARE(policyCommands(QStringLiteral("ls \"$HOME\"/a*"))[0].text,
                  QStringLiteral("ls \"$HOME\"/a*"));
@@ -380,6 +384,13 @@ private Q_SLOTS:
                  QStringList({QStringLiteral("<<<'ls'"), QStringLiteral("2>e")}));
         QCOMPARE(command.input, ShellCommand::Input::Text);
         QCOMPARE(command.inputText, QStringLiteral("ls\n"));
+        // Source order, parents before what is nested in them.
+        const auto ordered = ShellSyntax::commands(QStringLiteral("if a; then b $(c); else d; fi; e"));
+        QVERIFY(ordered);
+        QStringList programs;
+        for (const ShellCommand& c : ordered.value())
+            programs.append(c.words.first().text);
+        QCOMPARE(programs, QStringList({"a", "b", "c", "d", "e"}));
         // Byte offsets: a multi-byte character before a word with expansions.
         const auto utf8 = ShellSyntax::commands(QStringLiteral("echo \u00e9\u20ac $(x) \"$y\""));
         QVERIFY(utf8);
