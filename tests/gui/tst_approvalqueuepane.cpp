@@ -135,7 +135,7 @@ private Q_SLOTS:
         ApprovalQueue queue;
         ApprovalQueuePane pane(&queue);
         queue.enqueue(agentExec(QStringLiteral("printf '\x1b]52;c;aGk=\x07'\necho \u202Eevil")), {});
-        QCOMPARE(pane.list()->topLevelItem(0)->text(3), QStringLiteral("printf '\\x1b]52;c;aGk=\\x07' …"));
+        QCOMPARE(pane.list()->topLevelItem(0)->text(3), QStringLiteral("printf '\\x1b]52;c;aGk=\\x07'⏎echo <U+202E>evil (+1 line)"));
         const QString detail = pane.detail()->toPlainText();
         QVERIFY2(detail.contains(QStringLiteral("printf '\\x1b]52;c;aGk=\\x07'\necho <U+202E>evil")), qPrintable(detail));
         QVERIFY(!detail.contains(QChar(0x1b)));

@@ -129,10 +129,10 @@ private Q_SLOTS:
     // asked line waits with the verdict on each of its commands.
     void eachCommandIsJudgedAndTheQueueGetsTheVerdicts()
     {
+        QList<GateDecision> decisions; // outlives the gate, which denies what still waits
         ApprovalQueue queue;
         PolicyGate gate(denyRm(), m_log);
         gate.setApprovalQueue(&queue);
-        QList<GateDecision> decisions;
         auto collect = [&](const GateDecision& d) { decisions.append(d); };
         gate.decide(agentExec(QStringLiteral("ls; /bin/rm -rf /root")), collect);
         gate.decide(agentExec(QStringLiteral("ls -la | sh")), collect);
@@ -150,6 +150,9 @@ private Q_SLOTS:
         QCOMPARE(pending[0].commands[1].command, QStringLiteral("sh"));
         QCOMPARE(pending[0].commands[1].explanation(),
                  QStringLiteral("sh reads commands from its standard input: the policy cannot see them"));
+        QVERIFY(queue.deny(pending[0].id, QStringLiteral("alice"), QStringLiteral("no pipes into sh")));
+        QCOMPARE(decisions.size(), 3);
+        QCOMPARE(decisions[2].reason, QStringLiteral("no pipes into sh"));
     }
 
     void approvalRowRecordsTheWait()
