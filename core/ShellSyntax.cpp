@@ -4,7 +4,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
-
 #include <algorithm>
 
 namespace sbw {
@@ -46,12 +45,14 @@ public:
     explicit Walker(QByteArray source) : m_source(std::move(source)) {}
 
     /// The commands with the byte offset of their statement: JSON objects list their keys in
-    /// alphabetical order (an if's Else before its Then), so walk() does not meet them in source order.
+    /// alphabetical order (an if's Else before its Then), so walk() does not meet them in source
+    /// order.
     QList<std::pair<int, ShellCommand>> found;
 
     QList<ShellCommand> commands()
     {
-        std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::stable_sort(found.begin(), found.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
         QList<ShellCommand> result;
         for (const auto& [offset, command] : found)
             result.append(command);
@@ -222,11 +223,12 @@ private:
                     out += text[i];
                 continue;
             }
-            // `*`, `?`, `[…]`, `{…}`: a pathname or brace expansion (a lone `[` is the test command).
-            if (quoting == Quoting::None
-                && (c == QLatin1Char('*') || c == QLatin1Char('?')
-                    || (c == QLatin1Char('[') && text.indexOf(QLatin1Char(']'), i + 1) > i)
-                    || (c == QLatin1Char('{') && text.indexOf(QLatin1Char('}'), i + 1) > i)))
+            // `*`, `?`, `[…]`, `{…}`: a pathname or brace expansion (a lone `[` is the test
+            // command).
+            if (quoting == Quoting::None &&
+                (c == QLatin1Char('*') || c == QLatin1Char('?') ||
+                 (c == QLatin1Char('[') && text.indexOf(QLatin1Char(']'), i + 1) > i) ||
+                 (c == QLatin1Char('{') && text.indexOf(QLatin1Char('}'), i + 1) > i)))
                 *pattern = true;
             out += c;
         }
