@@ -19,12 +19,14 @@ ApprovalQueue::~ApprovalQueue()
         withdraw(m_entries.begin()->first, QStringLiteral("the workbench closed before a decision"));
 }
 
-qint64 ApprovalQueue::enqueue(const ActionRequest& request, ActionGate::Done done)
+qint64 ApprovalQueue::enqueue(const ActionRequest& request, const QList<CommandVerdict>& commands,
+                              ActionGate::Done done)
 {
     const qint64 id = m_nextId++;
     Entry entry;
     entry.pending.id = id;
     entry.pending.request = request;
+    entry.pending.commands = commands;
     entry.pending.asked = QDateTime::currentDateTimeUtc();
     entry.pending.deadline = QDeadlineTimer(m_timeout, Qt::PreciseTimer);
     entry.done = std::move(done);

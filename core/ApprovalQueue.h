@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ActionGate.h"
+#include "Policy.h"
 
 #include <QDateTime>
 #include <QDeadlineTimer>
@@ -21,6 +22,9 @@ struct PendingApproval
     ActionRequest request;  ///< what was asked (request.actor says who)
     QDateTime asked;        ///< UTC
     QDeadlineTimer deadline; ///< when it is denied as Approval::TimedOut
+    /// exec, run (sh): the commands the policy found in it, each with its verdict
+    /// (PolicyVerdict::commands); empty for other actions.
+    QList<CommandVerdict> commands;
 };
 
 /// The actions that wait for a person: each is decided once, by approve(), approveEdited(),
@@ -43,8 +47,13 @@ public:
     void setTimeout(std::chrono::milliseconds timeout) { m_timeout = timeout; }
     std::chrono::milliseconds timeout() const { return m_timeout; }
 
-    /// Adds `request`; returns its id. Emits added().
-    qint64 enqueue(const ActionRequest& request, ActionGate::Done done);
+    /// Adds `request` with the policy's verdict on its commands; returns its id. Emits added().
+    qint64 enqueue(const ActionRequest& request, ActionGate::Done done)
+    {
+        return enqueue(request, {}, std::move(done));
+    }
+    qint64 enqueue(const ActionRequest& request, const QList<CommandVerdict>& commands,
+                   ActionGate::Done done);
 
     /// Waiting requests, oldest first.
     QList<PendingApproval> pending() const;

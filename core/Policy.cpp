@@ -1,6 +1,7 @@
 #include "Policy.h"
 
 #include "DataPaths.h"
+#include "PolicyCommands.h"
 
 #include <QDir>
 #include <QFile>
@@ -10,6 +11,7 @@
 #include <QJsonObject>
 #include <QSaveFile>
 
+#include <algorithm>
 #include <fnmatch.h>
 
 namespace sbw {
@@ -21,10 +23,16 @@ bool isFileAction(ActionKind kind)
         || kind == ActionKind::FileDelete;
 }
 
+/// Whether the policy judges `request` command by command (a shell line or sh script).
+bool isShellCode(const ActionRequest& request)
+{
+    return request.kind == ActionKind::Exec ||
+           (request.kind == ActionKind::Run && request.language == QLatin1String("sh"));
+}
+
+/// The whole subject, for the actions not judged command by command (and PolicyRule::matches()).
 QString subjectOf(const ActionRequest& request)
 {
-    // Variables change what a command does (PATH, LD_PRELOAD, BASH_ENV): a rule that allows
-    // `ls *` does not allow `BASH_ENV=/tmp/x ls`.
     if (request.kind == ActionKind::Exec || request.kind == ActionKind::Run)
         return commandWithEnvironment(request);
     if (isFileAction(request.kind))
@@ -118,6 +126,22 @@ QJsonArray rulesToJson(const QList<PolicyRule>& rules)
     return array;
 }
 
+/// `policy rule 3 (exec "rm *")`, `policy rule 1 of workspace 'demo' (any "*")`
+QString ruleDescription(const std::optional<PolicyRule>& rule, int number, const QString& workspace)
+{
+    if (!rule)
+        return {};
+    QStringList kinds;
+    for (ActionKind kind : rule->kinds)
+        kinds.append(actionKindName(kind));
+    const QString where =
+        workspace.isEmpty() ? QString() : QStringLiteral(" of workspace '%1'").arg(workspace);
+    return QStringLiteral("policy rule %1%2 (%3 %4)")
+        .arg(number)
+        .arg(where, kinds.isEmpty() ? QStringLiteral("any") : kinds.join(QLatin1Char(',')),
+             jsonText(rule->pattern));
+}
+
 } // namespace
 
 QString policyDecisionName(PolicyDecision decision)
@@ -144,9 +168,12 @@ std::optional<PolicyDecision> policyDecisionFromName(const QString& name)
 
 bool PolicyRule::matches(const ActionRequest& request) const
 {
-    if (!kinds.isEmpty() && !kinds.contains(request.kind))
-        return false;
-    return ::fnmatch(pattern.toUtf8().constData(), subjectOf(request).toUtf8().constData(), 0) == 0;
+    return covers(request.kind) && matchesText(subjectOf(request));
+}
+
+bool PolicyRule::matchesText(const QString& text) const
+{
+    return ::fnmatch(pattern.toUtf8().constData(), text.toUtf8().constData(), 0) == 0;
 }
 
 QString Policy::defaultPath()
@@ -171,15 +198,30 @@ QString policyActionKindNames()
 
 QString PolicyVerdict::ruleText() const
 {
+    return ruleDescription(rule, ruleNumber, workspace);
+}
+
+QString PolicyVerdict::denialReason() const
+{
+    const QString reason = QStringLiteral("denied by ") + ruleText();
+    return command.isEmpty() ? reason : reason + QStringLiteral(": ") + command;
+}
+
+QString CommandVerdict::ruleText() const
+{
+    return ruleDescription(rule, ruleNumber, workspace);
+}
+
+QString CommandVerdict::explanation() const
+{
     if (!rule)
-        return {};
-    QStringList kinds;
-    for (ActionKind kind : rule->kinds)
-        kinds.append(actionKindName(kind));
-    const QString where = workspace.isEmpty() ? QString() : QStringLiteral(" of workspace '%1'").arg(workspace);
-    return QStringLiteral("policy rule %1%2 (%3 %4)")
-        .arg(ruleNumber)
-        .arg(where, kinds.isEmpty() ? QStringLiteral("any") : kinds.join(QLatin1Char(',')), jsonText(rule->pattern));
+        return askedBecause.isEmpty() ? QStringLiteral("no rule: asked") : askedBecause;
+    static const QMap<PolicyDecision, QString> kVerbs{{PolicyDecision::Allow, QStringLiteral("allowed")},
+                                                      {PolicyDecision::Ask, QStringLiteral("asked")},
+                                                      {PolicyDecision::Deny, QStringLiteral("denied")}};
+    const QString byRule = QStringLiteral("%1 by %2").arg(kVerbs.value(decision), ruleText());
+    return askedBecause.isEmpty() || decision == PolicyDecision::Deny ? byRule
+                                                                      : byRule + QStringLiteral("; ") + askedBecause;
 }
 
 PolicyVerdict Policy::verdict(const ActionRequest& request) const
@@ -189,20 +231,64 @@ PolicyVerdict Policy::verdict(const ActionRequest& request) const
         verdict.decision = PolicyDecision::Allow;
         return verdict;
     }
-    const auto firstMatch = [&](const QList<PolicyRule>& rules, const QString& workspace) {
-        for (qsizetype i = 0; i < rules.size(); ++i) {
-            if (rules[i].matches(request)) {
-                verdict.decision = rules[i].decision;
-                verdict.rule = rules[i];
-                verdict.ruleNumber = int(i) + 1;
-                verdict.workspace = workspace;
-                return true;
+    // The workspace's rules first, then the default ones; the first that matches decides.
+    const auto firstMatch = [&](auto matches, auto decided) {
+        for (const auto& [rules, workspace] :
+             {std::pair{workspaceRules.value(request.sandbox), request.sandbox},
+              std::pair{defaultRules, QString()}}) {
+            for (qsizetype i = 0; i < rules.size(); ++i) {
+                if (rules[i].covers(request.kind) && matches(rules[i])) {
+                    decided(rules[i], int(i) + 1, workspace);
+                    return;
+                }
             }
         }
-        return false;
     };
-    if (!firstMatch(workspaceRules.value(request.sandbox), request.sandbox))
-        firstMatch(defaultRules, QString());
+    if (!isShellCode(request)) {
+        firstMatch([&](const PolicyRule& rule) { return rule.matchesText(subjectOf(request)); },
+                   [&](const PolicyRule& rule, int number, const QString& workspace) {
+                       verdict.decision = rule.decision;
+                       verdict.rule = rule;
+                       verdict.ruleNumber = number;
+                       verdict.workspace = workspace;
+                   });
+        return verdict;
+    }
+    for (const PolicyCommand& command : policyCommands(request.command, request.environment)) {
+        CommandVerdict judged;
+        judged.command = command.text;
+        judged.askedBecause = command.askedBecause;
+        firstMatch(
+            [&](const PolicyRule& rule) {
+                if (rule.decision ==
+                    PolicyDecision::Allow) // the canonical form only, and never the unseen
+                    return command.askedBecause.isEmpty() && rule.matchesText(command.text);
+                return std::any_of(command.forms.begin(), command.forms.end(),
+                                   [&](const QString& form) { return rule.matchesText(form); });
+            },
+            [&](const PolicyRule& rule, int number, const QString& workspace) {
+                judged.decision = rule.decision;
+                judged.rule = rule;
+                judged.ruleNumber = number;
+                judged.workspace = workspace;
+            });
+        verdict.commands.append(judged);
+    }
+    // Any denied command denies the line; else any asked one asks; else it is allowed.
+    for (PolicyDecision decision :
+         {PolicyDecision::Deny, PolicyDecision::Ask, PolicyDecision::Allow}) {
+        const auto deciding =
+            std::find_if(verdict.commands.begin(), verdict.commands.end(),
+                         [&](const CommandVerdict& c) { return c.decision == decision; });
+        if (deciding == verdict.commands.end())
+            continue;
+        verdict.decision = decision;
+        verdict.rule = deciding->rule;
+        verdict.ruleNumber = deciding->ruleNumber;
+        verdict.workspace = deciding->workspace;
+        verdict.command = deciding->command;
+        break;
+    }
     return verdict;
 }
 

@@ -29,35 +29,76 @@ QString policyActionKindNames();
 
 /// One rule: the action kinds it covers (empty: every kind) and a glob on the action's subject.
 ///
-/// The subject is the command line for exec, the script text for run, the guest path for file
-/// actions (file-write, upload, download, file-delete) and the workspace name for every other
-/// action. Patterns have fnmatch(3) semantics without flags: `*` matches any text, including
-/// `/`, spaces and newlines; `?` one character; `[abc]`, `[a-z]`, `[!a]` one of a set; `\`
-/// takes the next character literally. The whole subject must match: `rm *` matches
-/// "rm -rf /" but not "sudo rm x".
+/// Patterns have fnmatch(3) semantics without flags: `*` matches any text, including `/`,
+/// spaces and newlines; `?` one character; `[abc]`, `[a-z]`, `[!a]` one of a set; `\` takes
+/// the next character literally. The whole subject must match.
+///
+/// exec and run with language sh: the subject is each command of the line on its own
+/// (policyCommands(): every simple command anywhere in the syntax tree, wrappers seen through,
+/// shells' code judged too). An allow rule matches a command's canonical form only
+/// ("NAME=value … program arguments redirections", PolicyCommand::text; `rm *` matches
+/// "rm -rf /" but not "sudo rm x" nor "A=1 rm x"); a deny or ask rule matches any of its
+/// spellings (PolicyCommand::forms): `rm *` also matches "A=1 /bin/rm x". Other actions: the
+/// subject is the script text for run (python), the guest path for file actions (file-write,
+/// upload, download, file-delete) and the workspace name for every other action.
 struct PolicyRule
 {
     QList<ActionKind> kinds;
     QString pattern = QStringLiteral("*");
     PolicyDecision decision = PolicyDecision::Ask;
 
+    bool covers(ActionKind kind) const { return kinds.isEmpty() || kinds.contains(kind); }
+    /// Whether the rule covers request.kind and its pattern matches the request's whole subject:
+    /// for exec and run the whole line ("NAME=value … command", commandWithEnvironment()).
+    /// Policy::verdict() uses it for the actions it does not judge command by command.
     bool matches(const ActionRequest& request) const;
+    /// Whether `pattern` matches `text` whole.
+    bool matchesText(const QString& text) const;
     bool operator==(const PolicyRule&) const = default;
 };
 
+/// What the policy decided about one command of an exec line or sh script.
+struct CommandVerdict
+{
+    QString command; ///< PolicyCommand::text: "A=1 rm -rf /root"
+    PolicyDecision decision = PolicyDecision::Ask;
+    std::optional<PolicyRule> rule; ///< the first matching rule; empty when none matched
+    int ruleNumber = 0;             ///< `rule`'s position in its list, from 1
+    QString workspace;              ///< the list `rule` is in; empty for the default rules
+    /// Why the command is never allowed (PolicyCommand::askedBecause); empty for most.
+    QString askedBecause;
+
+    /// `policy rule 1 (exec "rm *")` (see PolicyVerdict::ruleText()); empty without a rule.
+    QString ruleText() const;
+    /// For the approver: "allowed by policy rule 1 (exec \"ls *\")", "denied by …", "asked by
+    /// …", "no rule: asked", or askedBecause ("eval: the policy cannot see what it runs"),
+    /// after the rule that asked when one did.
+    QString explanation() const;
+    bool operator==(const CommandVerdict&) const = default;
+};
+
 /// What the policy decided about one action, and which rule decided it (Policy::verdict()).
+///
+/// exec and run (sh): the action is allowed when every command is allowed; any denied command
+/// denies it (the first one decides: `rule` and `command` are its); otherwise it is asked
+/// (`rule` and `command` are the first asked command's).
 struct PolicyVerdict
 {
     PolicyDecision decision = PolicyDecision::Ask;
-    /// The first matching rule; empty when none matched or the actor is not an agent.
+    /// The deciding rule; empty when none matched or the actor is not an agent.
     std::optional<PolicyRule> rule;
     int ruleNumber = 0; ///< `rule`'s position in its list, from 1
     QString workspace;  ///< the list `rule` is in: a workspace's name; empty for the default rules
+    QString command;    ///< exec, run (sh): the deciding command (CommandVerdict::command)
+    QList<CommandVerdict> commands; ///< exec, run (sh): every command of the line, in source order
 
     /// The deciding rule for a person or an agent to find it: `policy rule 3 (exec "rm *")`,
     /// `policy rule 1 of workspace 'demo' (exec,run "rm *")`, `policy rule 2 (any "*")` (a rule
     /// of every kind); the pattern is quoted as a JSON string. Empty without a rule.
     QString ruleText() const;
+    /// A denial's reason: `denied by policy rule 1 (exec "rm *"): rm -rf /root` (the command
+    /// for exec and run (sh) only).
+    QString denialReason() const;
 };
 
 /// Which actions run without asking, wait for a person, or never run: a default rule list plus
@@ -66,7 +107,9 @@ struct PolicyVerdict
 /// Evaluation (decide()): actions asked by a person at the window or by the CLI are always
 /// allowed: they are not asked, the policy governs agents. For an agent, the rules of the
 /// action's workspace are tried first, in order, then the default rules, in order; the first
-/// rule that matches decides. When none matches the action is asked.
+/// rule that matches decides. When none matches the action is asked. exec and run (sh) are
+/// decided per command (PolicyVerdict); a command the policy cannot see through
+/// (PolicyCommand::askedBecause) skips the allow rules.
 ///
 /// Pause while waiting (pausesWhileWaiting()): whether a running workspace is paused while an
 /// action for it waits for a person (ApprovalPause); the workspace's own setting, else the

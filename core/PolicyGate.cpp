@@ -50,7 +50,7 @@ void PolicyGate::decide(const ActionRequest& request, Done done)
         deliver(request, decision, 0, done);
         return;
     case PolicyDecision::Deny:
-        decision.reason = QStringLiteral("denied by ") + verdict.ruleText();
+        decision.reason = verdict.denialReason();
         deliver(request, decision, 0, done);
         return;
     case PolicyDecision::Ask:
@@ -73,7 +73,7 @@ void PolicyGate::decide(const ActionRequest& request, Done done)
     }
     QElapsedTimer asked;
     asked.start();
-    *id = m_queue->enqueue(request, [self, id, request, done, asked, pause](const GateDecision& decided) {
+    *id = m_queue->enqueue(request, verdict.commands, [self, id, request, done, asked, pause](const GateDecision& decided) {
         if (!self) { // the gate is gone: deliver without logging
             done(decided);
             return;

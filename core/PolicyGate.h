@@ -19,11 +19,12 @@ struct ActionStart;
 /// The ActionGate of the workbench: the policy decides; `ask` goes to a person.
 ///
 /// - allow / deny by the policy: `done` runs before decide() returns, with Approval::Auto
-///   (denied: the reason names the rule, `denied by policy rule 3 (exec "rm *")`, see
-///   PolicyVerdict::ruleText()).
+///   (denied: the reason names the rule and, for exec and run (sh), the command,
+///   `denied by policy rule 3 (exec "rm *"): rm -rf /root`, see PolicyVerdict::denialReason()).
 /// - ask with an approval queue attached (the GUI's queue pane, or a TerminalApprover when
-///   headless on a terminal): the request waits in the queue until a person decides or its
-///   deadline passes (Approval::TimedOut).
+///   headless on a terminal): the request waits in the queue, with the policy's verdict on each
+///   of its commands (PendingApproval::commands), until a person decides or its deadline
+///   passes (Approval::TimedOut).
 /// - ask without a queue: denied at once (Approval::Denied, no approver) with the reason
 ///   kNoApproverReason.
 ///

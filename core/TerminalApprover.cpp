@@ -60,20 +60,22 @@ void TerminalApprover::promptNext()
     const PendingApproval& next = pending.constFirst();
     m_current = next.id;
     const ActionRequest& request = next.request;
-    QString text = QStringLiteral("\nsbw: %1 asks: %2").arg(makeVisible(request.actor.display()), actionKindName(request.kind));
+    QString text = QStringLiteral("\nsbw: %1 asks: %2").arg(oneLineVisible(request.actor.display()), actionKindName(request.kind));
     if (!request.sandbox.isEmpty())
-        text += QStringLiteral(" in workspace %1").arg(makeVisible(request.sandbox));
+        text += QStringLiteral(" in workspace %1").arg(oneLineVisible(request.sandbox));
     text += QLatin1Char('\n');
     if (!request.path.isEmpty())
-        text += QStringLiteral("  path: %1\n").arg(makeVisible(request.path));
+        text += QStringLiteral("  path: %1\n").arg(oneLineVisible(request.path));
     if (!request.workdir.isEmpty())
-        text += QStringLiteral("  folder: %1\n").arg(makeVisible(request.workdir));
+        text += QStringLiteral("  folder: %1\n").arg(oneLineVisible(request.workdir));
     for (const QString& variable : request.environment)
-        text += QStringLiteral("  environment: %1\n").arg(makeVisible(variable));
+        text += QStringLiteral("  environment: %1\n").arg(oneLineVisible(variable));
     if (!request.inputFiles.isEmpty())
-        text += QStringLiteral("  input files: %1\n").arg(makeVisible(inputFilesText(request.inputFiles)));
+        text += QStringLiteral("  input files: %1\n").arg(oneLineVisible(inputFilesText(request.inputFiles)));
     if (!request.command.isEmpty())
         text += QStringLiteral("  %1\n").arg(makeVisible(request.command).replace(QLatin1Char('\n'), QStringLiteral("\n  ")));
+    for (const CommandVerdict& command : next.commands)
+        text += QStringLiteral("  command: %1 — %2\n").arg(oneLineVisible(command.command), oneLineVisible(command.explanation()));
     if (request.kind == ActionKind::FileWrite)
         text += QStringLiteral("  new content (%1 bytes):\n  %2\n")
                     .arg(request.content.size())

@@ -21,6 +21,7 @@ class ApprovalQueue;
 ///
 ///     sbw: agent (claude-code) asks: exec in workspace demo
 ///       rm -rf build
+///       command: rm -rf build — no rule: asked
 ///     sbw: approve? y = yes, n [REASON] = no (denied in 300 s):
 ///
 /// "y" or "yes" approves; "n" or "no", optionally followed by a reason, denies (the reason goes

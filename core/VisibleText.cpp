@@ -61,4 +61,20 @@ QString makeVisible(QStringView text)
     return out;
 }
 
+QString oneLineVisible(QStringView text, qsizetype maxChars)
+{
+    QStringView body = text;
+    if (body.endsWith(u'\n'))
+        body.chop(1);
+    const qsizetype extraLines = body.count(u'\n');
+    QString line = makeVisible(text).replace(QLatin1Char('\n'), QStringLiteral("⏎"));
+    if (maxChars > 0 && line.size() > maxChars)
+        line = line.left(maxChars - 1) + QStringLiteral("…");
+    if (extraLines == 1)
+        line += QStringLiteral(" (+1 line)");
+    else if (extraLines > 1)
+        line += QStringLiteral(" (+%1 lines)").arg(extraLines);
+    return line;
+}
+
 } // namespace sbw

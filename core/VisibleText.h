@@ -25,4 +25,11 @@ QString visibleForm(char32_t codePoint);
 /// and messages that may carry text from a guest.
 QString makeVisible(QStringView text);
 
+/// `text` for a one-line display (a table cell, a list row, a notification) that never hides a
+/// second line: makeVisible(), each line break shown as "⏎", and after a text of more than
+/// one line the marker " (+N lines)" (" (+1 line)"; a final line break starts no line).
+/// With `maxChars` > 0 a longer text is cut to that many characters ending in "…", the marker
+/// kept: "ls⏎rm -rf /ro… (+1 line)".
+QString oneLineVisible(QStringView text, qsizetype maxChars = 0);
+
 } // namespace sbw

@@ -215,7 +215,7 @@ void AgentsPane::refreshClients()
                                      ? client.lastTool + QStringLiteral(" at ") +
                                            client.lastCall.toLocalTime().toString(QStringLiteral("HH:mm:ss"))
                                      : tr("none yet");
-        const QStringList cells{makeVisible(client.name), makeVisible(client.version), client.transport,
+        const QStringList cells{oneLineVisible(client.name), oneLineVisible(client.version), client.transport,
                                 client.sessionId.left(8), lastCall};
         for (int column = 0; column < cells.size(); ++column) {
             auto* item = new QTableWidgetItem(cells[column]);

@@ -37,14 +37,19 @@ QString subjectOf(const ActionRequest& request)
     return request.path;
 }
 
-/// One line for the list: the first line of `text`, visible, with "…" when there is more.
-QString oneLine(const QString& text)
+constexpr qsizetype kSubjectChars = 200; ///< of a command in the list and notifications
+
+/// "\ncommands the policy found:\n  ls -la — allowed by policy rule 1 (exec \"ls *\")\n…", one
+/// line each; empty without commands.
+QString commandsText(const QList<CommandVerdict>& commands)
 {
-    const qsizetype newline = text.indexOf(QLatin1Char('\n'));
-    QString line = makeVisible(newline < 0 ? text : text.left(newline));
-    if (newline >= 0 || line.size() > 200)
-        line = line.left(200) + QStringLiteral(" …");
-    return line;
+    if (commands.isEmpty())
+        return {};
+    QString text = ApprovalQueuePane::tr("\ncommands the policy found:\n");
+    for (const CommandVerdict& command : commands)
+        text += QStringLiteral("  %1 — %2\n")
+                    .arg(oneLineVisible(command.command), oneLineVisible(command.explanation()));
+    return text;
 }
 
 QString timeLeft(const QDeadlineTimer& deadline)
@@ -235,14 +240,14 @@ void ApprovalQueuePane::onAdded(qint64 id)
     const ActionRequest& request = pending->request;
     auto* item = new QTreeWidgetItem(m_list);
     item->setData(Who, kIdRole, id);
-    const QString workspace = request.sandbox.isEmpty() ? tr("(new run)") : makeVisible(request.sandbox);
+    const QString workspace = request.sandbox.isEmpty() ? tr("(new run)") : oneLineVisible(request.sandbox);
     // Compact: the client's name ("claude-code"), or the kind ("person") when there is none.
-    item->setText(Who, makeVisible(request.actor.name.isEmpty() ? Actor::kindName(request.actor.kind)
+    item->setText(Who, oneLineVisible(request.actor.name.isEmpty() ? Actor::kindName(request.actor.kind)
                                                                   : request.actor.name));
     item->setText(Workspace, workspace);
     item->setToolTip(Who, tr("%1\nworkspace: %2").arg(makeVisible(request.actor.display()), workspace));
     item->setText(Action, actionKindName(request.kind));
-    item->setText(Subject, oneLine(subjectOf(request)));
+    item->setText(Subject, oneLineVisible(subjectOf(request), kSubjectChars));
     item->setToolTip(Subject, makeVisible(subjectOf(request).left(2000)));
     item->setText(TimeLeft, timeLeft(pending->deadline));
     fitColumns();
@@ -276,22 +281,23 @@ void ApprovalQueuePane::showDetail()
         return;
     }
     const ActionRequest& request = pending->request;
-    QString text = tr("%1 asks: %2").arg(makeVisible(request.actor.display()), actionKindName(request.kind));
+    QString text = tr("%1 asks: %2").arg(oneLineVisible(request.actor.display()), actionKindName(request.kind));
     if (!request.sandbox.isEmpty())
-        text += tr(" in workspace %1").arg(makeVisible(request.sandbox));
+        text += tr(" in workspace %1").arg(oneLineVisible(request.sandbox));
     text += QLatin1Char('\n');
     if (!request.workdir.isEmpty())
-        text += tr("folder: %1\n").arg(makeVisible(request.workdir));
+        text += tr("folder: %1\n").arg(oneLineVisible(request.workdir));
     for (const QString& variable : request.environment)
-        text += tr("environment: %1\n").arg(makeVisible(variable));
+        text += tr("environment: %1\n").arg(oneLineVisible(variable));
     if (!request.language.isEmpty())
-        text += tr("language: %1\n").arg(makeVisible(request.language));
+        text += tr("language: %1\n").arg(oneLineVisible(request.language));
     if (!request.path.isEmpty())
-        text += tr("path: %1\n").arg(makeVisible(request.path));
+        text += tr("path: %1\n").arg(oneLineVisible(request.path));
     if (!request.inputFiles.isEmpty())
-        text += tr("input files: %1\n").arg(makeVisible(inputFilesText(request.inputFiles)));
+        text += tr("input files: %1\n").arg(oneLineVisible(inputFilesText(request.inputFiles)));
     if (!request.command.isEmpty())
         text += QLatin1Char('\n') + makeVisible(request.command) + QLatin1Char('\n');
+    text += commandsText(pending->commands);
     if (request.kind != ActionKind::FileWrite) {
         m_detail->setPlainText(text);
         return;
@@ -319,7 +325,7 @@ void ApprovalQueuePane::showDetail()
 QString ApprovalQueuePane::fileWriteHeader(const ActionRequest& request) const
 {
     return tr("%1 asks: file-write in workspace %2\npath: %3\nnew content: %4 bytes\n")
-        .arg(makeVisible(request.actor.display()), makeVisible(request.sandbox), makeVisible(request.path))
+        .arg(oneLineVisible(request.actor.display()), oneLineVisible(request.sandbox), oneLineVisible(request.path))
         .arg(request.content.size());
 }
 
@@ -406,8 +412,8 @@ void ApprovalQueuePane::notify(const PendingApproval& pending)
     m_tray->show();
     m_tray->showMessage(tr("Approval needed"),
                         tr("%1 asks: %2 %3")
-                            .arg(makeVisible(pending.request.actor.display()), actionKindName(pending.request.kind),
-                                 oneLine(subjectOf(pending.request))),
+                            .arg(oneLineVisible(pending.request.actor.display()), actionKindName(pending.request.kind),
+                                 oneLineVisible(subjectOf(pending.request), kSubjectChars)),
                         QSystemTrayIcon::Information, 10'000);
 }
 

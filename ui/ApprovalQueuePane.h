@@ -21,8 +21,10 @@ class QTreeWidget;
 namespace sbw {
 
 /// The approval queue pane: the actions agents asked for that wait for a person, with who asked,
-/// the workspace, the action, its command or path and the time left before it is denied. The
-/// detail below shows the selected request whole: the full command (or script), or for a file
+/// the workspace, the action, its command or path (in one line: oneLineVisible()) and the time
+/// left before it is denied. The detail below shows the selected request whole: the full
+/// command (or script) and the commands the policy found in it, each with the rule that decided
+/// it or why it is asked (PendingApproval::commands, CommandVerdict::explanation()), or for a file
 /// write the path and a unified diff of the new content against the file's current content
 /// (a current file above kDiffCapBytes is not read: the detail says "file too large to diff
 /// (N bytes)" above the new content). Text from agents and guests is shown literally

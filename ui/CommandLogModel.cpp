@@ -92,19 +92,12 @@ QString CommandLogModel::statusText(const ActionRecord& r)
     case Outcome::Cancelled:
     case Outcome::Interrupted:
         return r.error.isEmpty() ? outcomeName(r.outcome)
-                                 : QStringLiteral("%1: %2").arg(outcomeName(r.outcome), makeVisible(r.error));
+                                 : QStringLiteral("%1: %2").arg(outcomeName(r.outcome), oneLineVisible(r.error));
     }
     return {};
 }
 
 namespace {
-
-QString firstLine(const QString& text)
-{
-    const qsizetype newline = text.indexOf(QLatin1Char('\n'));
-    const QString line = newline < 0 ? text : text.left(newline) + QStringLiteral(" …");
-    return makeVisible(line);
-}
 
 QString bytesText(qint64 bytes, bool capped)
 {
@@ -149,15 +142,15 @@ QVariant CommandLogModel::data(const QModelIndex& index, int role) const
     case Ended:
         return r.ended.isValid() ? r.ended.toString(QStringLiteral("HH:mm:ss.zzz")) : QString();
     case Sandbox:
-        return makeVisible(r.sandbox);
+        return oneLineVisible(r.sandbox);
     case ActorColumn:
-        return makeVisible(r.actor.display());
+        return oneLineVisible(r.actor.display());
     case Action:
         return actionKindName(r.kind);
     case Command:
-        return firstLine(r.command);
+        return oneLineVisible(r.command);
     case Workdir:
-        return makeVisible(r.workdir);
+        return oneLineVisible(r.workdir);
     case Status:
         return statusText(r);
     case Duration:
@@ -167,7 +160,7 @@ QVariant CommandLogModel::data(const QModelIndex& index, int role) const
     case StderrBytes:
         return bytesText(r.stderrBytes, r.stderrCapped);
     case ApprovalColumn:
-        return makeVisible(r.approvalText());
+        return oneLineVisible(r.approvalText());
     case ColumnCount:
         break;
     }

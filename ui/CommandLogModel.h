@@ -15,7 +15,8 @@ namespace sbw {
 /// GUI thread (Qt's thread pool waits for the log's own thread); the model is reset when they
 /// arrive, then refreshed() is emitted. A read that a newer one overtook is dropped. Text from
 /// guests and agents is shown with control characters visibly escaped (makeVisible); a
-/// command's first line is shown, the whole command is the tooltip.
+/// command is shown in one line (oneLineVisible(): line breaks as "⏎" and a "(+N lines)"
+/// marker), the whole command is the tooltip.
 class CommandLogModel : public QAbstractTableModel
 {
     Q_OBJECT

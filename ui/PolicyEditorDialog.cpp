@@ -31,7 +31,9 @@ PolicyEditorDialog::PolicyEditorDialog(Policy policy, QString path, const QStrin
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setToolTip(tr("Kinds: comma-separated (%1); empty for every kind.\nPattern: a glob on the command, "
-                           "path or workspace name (* matches anything, ? one character, [abc] a set).\nThe "
+                           "path or workspace name (* matches anything, ? one character, [abc] a set).\nexec and "
+                           "shell runs: each command of the line on its own, the program by its name; deny rules "
+                           "are a net, allow rules the safe way.\nThe "
                            "first matching rule decides; agents are asked when none matches.")
                             .arg(policyActionKindNames()));
     m_pause->setToolTip(tr("A running workspace is paused while an action for it waits in the approval queue, "

@@ -3,6 +3,7 @@
 #include "CommandLog.h"
 #include "CommandLogExport.h"
 #include "EphemeralRun.h"
+#include "VisibleText.h"
 
 #include <QCommandLineParser>
 
@@ -11,20 +12,6 @@
 
 namespace sbw {
 namespace {
-
-/// `text` with control characters, DEL and C1 controls as \xNN, for a terminal.
-QString escaped(const QString& text)
-{
-    QString out;
-    for (const QChar c : text) {
-        const char16_t u = c.unicode();
-        if (u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0))
-            out += QStringLiteral("\\x%1").arg(int(u), 2, 16, QLatin1Char('0'));
-        else
-            out += c;
-    }
-    return out;
-}
 
 QString status(const ActionRecord& r)
 {
@@ -59,12 +46,11 @@ QByteArray table(const QList<ActionRecord>& rows)
         headers.append(QLatin1String(column.header));
     QList<QStringList> cells{headers};
     for (const ActionRecord& r : rows) {
-        const QString command = escaped(r.command.section(QLatin1Char('\n'), 0, 0)) +
-                                (r.command.contains(QLatin1Char('\n')) ? QStringLiteral(" …") : QString());
+        const QString command = oneLineVisible(r.command);
         cells.append(QStringList{QString::number(r.id), r.started.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")),
-                      escaped(r.sandbox), escaped(r.actor.display()), actionKindName(r.kind), status(r),
+                      oneLineVisible(r.sandbox), oneLineVisible(r.actor.display()), actionKindName(r.kind), status(r),
                       r.durationMs >= 0 ? QString::number(r.durationMs) : QStringLiteral("-"),
-                      escaped(r.approvalText()), command});
+                      oneLineVisible(r.approvalText()), command});
     }
     QList<int> widths(columns.size(), 0);
     for (const QStringList& row : cells) {

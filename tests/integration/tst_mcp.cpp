@@ -294,7 +294,7 @@ private Q_SLOTS:
                                    {QStringLiteral("mode"), QStringLiteral("0755")}}));
 
         QCOMPARE(results[10].value(QLatin1String("isError")).toBool(), true);
-        QCOMPARE(text(results[10]), QStringLiteral("denied: denied by policy rule 1 (exec \"*forbidden*\")"));
+        QCOMPARE(text(results[10]), QStringLiteral("denied: denied by policy rule 1 (exec \"*forbidden*\"): echo forbidden"));
         QCOMPARE(results[11].value(QLatin1String("isError")).toBool(), true);
         QVERIFY2(text(results[11]).contains(QLatin1String("no-such-ws")), qPrintable(text(results[11])));
         QCOMPARE(results[12].value(QLatin1String("isError")).toBool(), true);
@@ -450,7 +450,7 @@ print(total)
         const QDateTime created = QDateTime::fromString(checkpoint.value(QLatin1String("created")).toString(), Qt::ISODate);
         QVERIFY2(created.isValid() && qAbs(created.secsTo(QDateTime::currentDateTimeUtc())) < 600,
                  qPrintable(checkpoint.value(QLatin1String("created")).toString()));
-        QCOMPARE(text(results[7]), QStringLiteral("denied: denied by policy rule 1 (exec \"*forbidden*\")"));
+        QCOMPARE(text(results[7]), QStringLiteral("denied: denied by policy rule 1 (exec \"*forbidden*\"): echo forbidden"));
     }
 
     void everyCallIsALogRow()
@@ -484,7 +484,7 @@ print(total)
             }
             if (row.kind == sbw::ActionKind::Exec && row.outcome == sbw::Outcome::Denied) {
                 ++denied;
-                QCOMPARE(row.error, QStringLiteral("denied by policy rule 1 (exec \"*forbidden*\")"));
+                QCOMPARE(row.error, QStringLiteral("denied by policy rule 1 (exec \"*forbidden*\"): echo forbidden"));
             }
             if (row.kind == sbw::ActionKind::Run && row.outcome == sbw::Outcome::Succeeded &&
                 row.command == QLatin1String("print(6*7)")) {

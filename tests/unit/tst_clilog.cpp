@@ -104,6 +104,22 @@ private Q_SLOTS:
         QCOMPARE(r.out, QByteArray("\x1b[2J\xff", 5));
     }
 
+    // Runs last: it adds a row. A command of several lines shows them all in its one line.
+    void multiLineCommandShowsEveryLine()
+    {
+        auto log = CommandLog::open(CommandLog::defaultPath()).value();
+        ActionStart start;
+        start.sandbox = QStringLiteral("ws3");
+        start.actor = {Actor::Kind::Agent, QStringLiteral("bot")};
+        start.command = QStringLiteral("ls\nrm -rf /root\necho done\n");
+        sbw::test::logExec(*log, start, OutputStream::Stdout, "", 0);
+        const sbw::test::CliResult r = sbw({QStringLiteral("--sandbox"), QStringLiteral("ws3")});
+        QCOMPARE(r.exitCode, 0);
+        const QList<QByteArray> lines = r.out.split('\n');
+        QCOMPARE(lines.size(), 3); // header, the row, the final empty piece
+        QVERIFY2(lines[1].endsWith("  ls⏎rm -rf /root⏎echo done⏎ (+2 lines)"), lines[1].constData());
+    }
+
     void usageErrorsExitWithTwo()
     {
         for (const QStringList& arguments : {QStringList{QStringLiteral("--actor"), QStringLiteral("robot")},

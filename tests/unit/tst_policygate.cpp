@@ -85,7 +85,7 @@ private Q_SLOTS:
         QVERIFY(decisions[0].allowed);
         QCOMPARE(decisions[0].approval, Approval::Auto);
         QVERIFY(!decisions[1].allowed);
-        QCOMPARE(decisions[1].reason, QStringLiteral("denied by policy rule 1 (exec \"rm *\")"));
+        QCOMPARE(decisions[1].reason, QStringLiteral("denied by policy rule 1 (exec \"rm *\"): rm -rf /"));
         QVERIFY(decisions[2].allowed);
         QVERIFY(decisions[3].allowed);
         QVERIFY(queue.pending().isEmpty());
@@ -94,7 +94,7 @@ private Q_SLOTS:
         QCOMPARE(log[0].command, QStringLiteral("rm -rf /"));
         QCOMPARE(log[0].outcome, Outcome::Denied);
         QCOMPARE(log[0].approval, Approval::Auto);
-        QCOMPARE(log[0].error, QStringLiteral("denied by policy rule 1 (exec \"rm *\")"));
+        QCOMPARE(log[0].error, QStringLiteral("denied by policy rule 1 (exec \"rm *\"): rm -rf /"));
     }
 
     // A denied exec's row shows the variables it would have set, before its command.
@@ -108,7 +108,8 @@ private Q_SLOTS:
         std::optional<GateDecision> decision;
         gate.decide(request, [&](const GateDecision& d) { decision = d; });
         QVERIFY(decision && !decision->allowed);
-        QCOMPARE(decision->reason, QStringLiteral("denied by policy rule 1 (exec \"LD_PRELOAD=*\")"));
+        QCOMPARE(decision->reason,
+                 QStringLiteral("denied by policy rule 1 (exec \"LD_PRELOAD=*\"): LD_PRELOAD=/tmp/evil.so ls -la"));
         QCOMPARE(rows().at(0).command, QStringLiteral("LD_PRELOAD=/tmp/evil.so ls -la"));
     }
 
@@ -121,7 +122,37 @@ private Q_SLOTS:
         QList<GateDecision> decisions;
         gate.decide(agentExec(QStringLiteral("curl x")), [&](const GateDecision& d) { decisions.append(d); });
         QCOMPARE(decisions.size(), 1);
-        QCOMPARE(decisions[0].reason, QStringLiteral("denied by policy rule 2 of workspace 'demo' (any \"curl*\")"));
+        QCOMPARE(decisions[0].reason, QStringLiteral("denied by policy rule 2 of workspace 'demo' (any \"curl*\"): curl x"));
+    }
+
+    // The gate judges each command: a denied one denies the line and is named in the reason; an
+    // asked line waits with the verdict on each of its commands.
+    void eachCommandIsJudgedAndTheQueueGetsTheVerdicts()
+    {
+        QList<GateDecision> decisions; // outlives the gate, which denies what still waits
+        ApprovalQueue queue;
+        PolicyGate gate(denyRm(), m_log);
+        gate.setApprovalQueue(&queue);
+        auto collect = [&](const GateDecision& d) { decisions.append(d); };
+        gate.decide(agentExec(QStringLiteral("ls; /bin/rm -rf /root")), collect);
+        gate.decide(agentExec(QStringLiteral("ls -la | sh")), collect);
+        gate.decide(agentExec(QStringLiteral("ls -la && ls")), collect);
+        QCOMPARE(decisions.size(), 2);
+        QVERIFY(!decisions[0].allowed);
+        QCOMPARE(decisions[0].reason, QStringLiteral("denied by policy rule 1 (exec \"rm *\"): /bin/rm -rf /root"));
+        QVERIFY(decisions[1].allowed); // ls -la && ls
+        const QList<PendingApproval> pending = queue.pending();
+        QCOMPARE(pending.size(), 1);
+        QCOMPARE(pending[0].request.command, QStringLiteral("ls -la | sh"));
+        QCOMPARE(pending[0].commands.size(), 2);
+        QCOMPARE(pending[0].commands[0].command, QStringLiteral("ls -la"));
+        QCOMPARE(pending[0].commands[0].explanation(), QStringLiteral("allowed by policy rule 2 (exec \"ls*\")"));
+        QCOMPARE(pending[0].commands[1].command, QStringLiteral("sh"));
+        QCOMPARE(pending[0].commands[1].explanation(),
+                 QStringLiteral("sh reads commands from its standard input: the policy cannot see them"));
+        QVERIFY(queue.deny(pending[0].id, QStringLiteral("alice"), QStringLiteral("no pipes into sh")));
+        QCOMPARE(decisions.size(), 3);
+        QCOMPARE(decisions[2].reason, QStringLiteral("no pipes into sh"));
     }
 
     void approvalRowRecordsTheWait()
@@ -250,7 +281,8 @@ private Q_SLOTS:
         QVERIFY(decisions[0].allowed);
         QCOMPARE(decisions[0].approver, TerminalApprover::localUserName());
         shown.clear();
-        QTRY_VERIFY((shown += readMaster()).contains("reboot"));
+        QTRY_VERIFY((shown += readMaster()).contains("(denied in 300 s): "));
+        QVERIFY2(shown.contains("  reboot\r\n  command: reboot — no rule: asked\r\n"), shown.constData());
         QCOMPARE(::write(master, "n not now\n", 10), 10);
         QTRY_COMPARE(decisions.size(), 2);
         QVERIFY(!decisions[1].allowed);
