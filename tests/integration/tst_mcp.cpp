@@ -46,10 +46,11 @@ const char kPolicy[] = R"({"version": 1, "default": [
 
 /// Writes are allowed in /root only; everything else is allowed.
 // Not a raw string: moc would read the "/*" in it as the start of a comment.
-const char kRootWritesPolicy[] = "{\"version\": 1, \"default\": ["
-                                 "{\"kinds\": [\"file-write\"], \"pattern\": \"/root/*\", \"decision\": \"allow\"},"
-                                 "{\"kinds\": [\"file-write\"], \"decision\": \"deny\"},"
-                                 "{\"decision\": \"allow\"}]}";
+const char kRootWritesPolicy[] =
+    "{\"version\": 1, \"default\": ["
+    "{\"kinds\": [\"file-write\"], \"pattern\": \"/root/*\", \"decision\": \"allow\"},"
+    "{\"kinds\": [\"file-write\"], \"decision\": \"deny\"},"
+    "{\"decision\": \"allow\"}]}";
 
 QJsonObject structured(const QJsonObject& result)
 {
@@ -744,10 +745,10 @@ print(total)
             QFile file(go);
             QVERIFY(file.open(QIODevice::WriteOnly));
         }
-        QVERIFY(node.waitForFinished(30000));
         QTRY_VERIFY_WITH_TIMEOUT(!guestSleeps(), 20000);
         qInfo("%s: the guest's sleep was gone %lld ms after the cancel", qPrintable(tag),
               clock.elapsed());
+        QVERIFY(node.waitForFinished(30000));
         if (!kill) {
             const QList<QByteArray> lines = node.readAllStandardOutput().trimmed().split('\n');
             QCOMPARE(lines.size(), 2); // the server's info, the step
@@ -759,6 +760,63 @@ print(total)
         QVERIFY(row);
         QCOMPARE(row->outcome, sbw::Outcome::Cancelled);
         QCOMPARE(row->error, error);
+        QVERIFY2(row->durationMs < 60000, qPrintable(QString::number(row->durationMs)));
+    }
+
+    /// The names of the libvirt domains of ephemeral runs (sbw-run-…), running or not.
+    QStringList runDomains()
+    {
+        virDomainPtr* domains = nullptr;
+        const int count = virConnectListAllDomains(m_connection->handle(), &domains, 0);
+        QStringList names;
+        for (int i = 0; i < count; ++i) {
+            const QString name = QString::fromUtf8(virDomainGetName(domains[i]));
+            if (name.startsWith(QLatin1String("sbw-run-")))
+                names << name;
+            virDomainFree(domains[i]);
+        }
+        free(domains);
+        return names;
+    }
+
+    /// A run_code call cancelled by the client while it runs: its microVM is destroyed, the
+    /// client gets no result, the row says cancelled and by whom.
+    void cancelledRunDestroysItsMicroVm()
+    {
+        const QStringList before = runDomains();
+        QTemporaryDir dir;
+        const QString go = dir.filePath(QStringLiteral("go"));
+        QJsonObject step = call(
+            QStringLiteral("run_code"),
+            {{QStringLiteral("code"),
+              QStringLiteral("import time\nprint('cancel me', flush=True)\ntime.sleep(60)\n")}});
+        step.insert(QStringLiteral("cancelWhen"), go);
+        QJsonObject config = http();
+        config.insert(QStringLiteral("steps"), QJsonArray{step});
+        QProcess node;
+        node.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        node.start(QStringLiteral("node"),
+                   {QStringLiteral(SBW_MCP_CLIENT_DIR "/client.mjs"),
+                    QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact))});
+        QTRY_VERIFY_WITH_TIMEOUT(runDomains().size() > before.size(), 60000);
+        QTest::qWait(3000); // booting or running: either way the run stops
+        QFile file(go);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QVERIFY(node.waitForFinished(60000));
+        QTRY_COMPARE_WITH_TIMEOUT(runDomains(), before, 30000);
+        const QList<QByteArray> lines = node.readAllStandardOutput().trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        const QJsonObject outcome = QJsonDocument::fromJson(lines.last()).object();
+        QVERIFY2(outcome.contains(QLatin1String("cancelled")), lines.last().constData());
+        QCOMPARE(outcome.value(QLatin1String("late")).toInt(), 0);
+        const auto row = endedRow(
+            QStringLiteral("import time\nprint('cancel me', flush=True)\ntime.sleep(60)\n"));
+        QVERIFY(row);
+        QCOMPARE(row->kind, sbw::ActionKind::Run);
+        QCOMPARE(row->outcome, sbw::Outcome::Cancelled);
+        QCOMPARE(row->error,
+                 QStringLiteral(
+                     "cancelled by the client (agent sbw-test-client): the test cancelled it"));
         QVERIFY2(row->durationMs < 60000, qPrintable(QString::number(row->durationMs)));
     }
 
@@ -1077,6 +1135,13 @@ print(total)
         QTest::qWait(1000);
         QVERIFY(!answer);
         QCOMPARE(guest("test -e /root/later").first, 1);
+        sbw::LogFilter filter;
+        filter.text = QStringLiteral("/root/later");
+        const auto rows = log.value()->rows(filter);
+        QVERIFY(rows.ok());
+        QCOMPARE(rows->size(), 1); // the policy gate's: it never ran
+        QCOMPARE(rows->at(0).outcome, sbw::Outcome::Denied);
+        QCOMPARE(rows->at(0).error, QStringLiteral("cancelled by the client (agent swapper)"));
         QCOMPARE(guest("rm /root/swap").first, 0);
     }
 };
