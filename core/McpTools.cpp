@@ -181,7 +181,7 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         // A cancel (the client's) stops the run and destroys its microVM.
         const RunResult run =
             runEphemeral(sandboxes->connection(), options, callbacks, call.cancel);
-        if (run.cancelled || (call.cancel && *call.cancel))
+        if (run.cancelled || (!run.error.isEmpty() && call.cancel && *call.cancel))
             return McpToolResult::failure(QStringLiteral("cancelled"), Outcome::Cancelled);
         if (!run.error.isEmpty())
             return McpToolResult::failure(run.error);
@@ -453,7 +453,7 @@ McpTool execTool(std::shared_ptr<McpSandboxes> sandboxes)
             call.log->output(stream, bytes);
         };
         const WorkspaceCommandResult command = runWorkspaceCommand(*workspace.value(), options);
-        if (command.status.cancelled || (call.cancel && *call.cancel)) {
+        if (command.status.cancelled || (!command.error.isEmpty() && call.cancel && *call.cancel)) {
             auto cancelled =
                 McpToolResult::failure(QStringLiteral("cancelled"), Outcome::Cancelled);
             cancelled.end.exitStatus = command.status.exitStatus;

@@ -748,7 +748,7 @@ print(total)
         QTRY_VERIFY_WITH_TIMEOUT(!guestSleeps(), 20000);
         qInfo("%s: the guest's sleep was gone %lld ms after the cancel", qPrintable(tag),
               clock.elapsed());
-        QVERIFY(node.waitForFinished(30000));
+        QTRY_COMPARE_WITH_TIMEOUT(node.state(), QProcess::NotRunning, 30000); // killed, or done
         if (!kill) {
             const QList<QByteArray> lines = node.readAllStandardOutput().trimmed().split('\n');
             QCOMPARE(lines.size(), 2); // the server's info, the step
@@ -983,7 +983,8 @@ print(total)
         exec(QStringLiteral("echo approved; cat /proc/uptime >/dev/null"));
         QTRY_COMPARE_WITH_TIMEOUT(queue.pending().size(), 1, 5000);
         QTRY_COMPARE_WITH_TIMEOUT(domainState(), int(VIR_DOMAIN_PAUSED), 10000);
-        QVERIFY(pause.holdsPaused(kWorkspace));
+        // The pause's worker reports to the pause's thread after libvirt paused the domain.
+        QTRY_VERIFY_WITH_TIMEOUT(pause.holdsPaused(kWorkspace), 10000);
         QTest::qWait(300);
         QVERIFY(!answer);
         QCOMPARE(domainState(), int(VIR_DOMAIN_PAUSED));
