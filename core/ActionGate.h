@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QObject>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 
@@ -18,6 +19,31 @@ struct ActionInputFile
 {
     QString name;    ///< name in the run's working folder
     qint64 size = 0; ///< bytes
+};
+
+/// Lets whoever asked for an action take the request back while it waits for a person (an
+/// agent that cancelled its call or went away): a queue holding the request drops it, and the
+/// gate's `done` gets a denial with the withdrawal's reason. Lives on the gate's thread.
+class ActionWithdrawal : public QObject
+{
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    /// Emits withdrawn(reason) once; later calls do nothing.
+    void withdraw(const QString& reason)
+    {
+        if (m_done)
+            return;
+        m_done = true;
+        Q_EMIT withdrawn(reason);
+    }
+    bool isWithdrawn() const { return m_done; }
+
+Q_SIGNALS:
+    void withdrawn(const QString& reason);
+
+private:
+    bool m_done = false;
 };
 
 /// An action somebody asks the workbench to do, as the policy and the approval queue see it.
@@ -36,6 +62,8 @@ struct ActionRequest
     QString path;        ///< file actions: the guest path
     QByteArray content;  ///< file write: the new content (the approval queue diffs it)
     QList<ActionInputFile> inputFiles; ///< run: files placed in its working folder first
+    /// Set by an asker that may take the request back (MCP calls); null: it cannot.
+    QPointer<ActionWithdrawal> withdrawal;
 };
 
 /// An exec's command line as policy patterns match it and the command log shows it:

@@ -32,6 +32,10 @@ qint64 ApprovalQueue::enqueue(const ActionRequest& request, const QList<CommandV
     entry.done = std::move(done);
     entry.timeout = m_timeout;
     m_entries.emplace(id, std::move(entry));
+    // The asker took it back (its agent cancelled or left): the person no longer sees it.
+    if (request.withdrawal)
+        connect(request.withdrawal, &ActionWithdrawal::withdrawn, this,
+                [this, id](const QString& reason) { withdraw(id, reason); });
     armTimer();
     Q_EMIT added(id);
     return id;

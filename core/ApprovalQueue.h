@@ -30,7 +30,8 @@ struct PendingApproval
 /// The actions that wait for a person: each is decided once, by approve(), approveEdited(),
 /// deny(), its deadline (denied as Approval::TimedOut) or the queue's destruction (denied,
 /// "the workbench closed before a decision"). The decision goes to the `done` given to
-/// enqueue(), then the entry is gone: a second decision on the same id does nothing and
+/// enqueue(), then the entry is gone (also when the request's ActionRequest::withdrawal fires:
+/// withdrawn with its reason): a second decision on the same id does nothing and
 /// returns false. Lives on one thread (the GUI's, or the headless server's event loop);
 /// `done` and the signals run there.
 class ApprovalQueue : public QObject

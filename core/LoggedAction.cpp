@@ -9,7 +9,7 @@ LoggedAction::LoggedAction(std::shared_ptr<CommandLog> log, const ActionStart& s
     if (!m_log)
         return;
     if (auto id = m_log->begin(start))
-        m_id = id.value();
+        m_id = m_rowId = id.value();
     else
         qCWarning(lcLog) << "cannot log an action:" << id.error().message;
 }

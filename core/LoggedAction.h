@@ -25,6 +25,8 @@ public:
     void output(OutputStream stream, QByteArrayView bytes);
     /// Completes the row. Later calls do nothing.
     void finish(const ActionEnd& end);
+    /// The row's id in the log (`sbw log --output ID`), also after finish(); 0 when not logged.
+    qint64 id() const { return m_rowId; }
 
     /// How an exec ended, as a row's end: Error with the message, TimedOut, Cancelled, Failed
     /// (non-zero status or a signal) or Succeeded.
@@ -34,7 +36,8 @@ public:
 
 private:
     std::shared_ptr<CommandLog> m_log;
-    qint64 m_id = 0; ///< 0: not logged
+    qint64 m_id = 0;    ///< 0: not logged, or finished
+    qint64 m_rowId = 0; ///< 0: not logged
 };
 
 } // namespace sbw

@@ -6,10 +6,11 @@
 
 #include <QAbstractHttpServer>
 #include <QHttpServerRequest>
-#include <QPointer>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QPointer>
 #include <QTcpSocket>
+#include <memory>
 
 namespace sbw {
 
@@ -20,14 +21,22 @@ using Headers = QList<std::pair<QByteArray, QByteArray>>;
 const char* reasonPhrase(int status)
 {
     switch (status) {
-    case 200: return "OK";
-    case 202: return "Accepted";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    default: return "Error";
+    case 200:
+        return "OK";
+    case 202:
+        return "Accepted";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    default:
+        return "Error";
     }
 }
 
@@ -39,7 +48,8 @@ void respond(QTcpSocket* socket, int status, const QByteArray& contentType, cons
 {
     if (!socket || socket->state() != QAbstractSocket::ConnectedState)
         return;
-    QByteArray head = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
+    QByteArray head =
+        "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
     for (const auto& [name, value] : headers)
         head += name + ": " + value + "\r\n";
     if (!contentType.isEmpty())
@@ -48,14 +58,17 @@ void respond(QTcpSocket* socket, int status, const QByteArray& contentType, cons
     socket->write(head + body);
 }
 
-void respondText(QTcpSocket* socket, int status, const QByteArray& text, const Headers& headers = {})
+void respondText(QTcpSocket* socket, int status, const QByteArray& text,
+                 const Headers& headers = {})
 {
     respond(socket, status, "text/plain; charset=utf-8", text + '\n', headers);
 }
 
-void respondJson(QTcpSocket* socket, int status, const QJsonObject& message, const Headers& headers = {})
+void respondJson(QTcpSocket* socket, int status, const QJsonObject& message,
+                 const Headers& headers = {})
 {
-    respond(socket, status, "application/json", QJsonDocument(message).toJson(QJsonDocument::Compact), headers);
+    respond(socket, status, "application/json",
+            QJsonDocument(message).toJson(QJsonDocument::Compact), headers);
 }
 
 } // namespace
@@ -85,8 +98,7 @@ private:
 
 McpHttpTransport::McpHttpTransport(McpServer* server, QByteArray token, QObject* parent)
     : QObject(parent), m_server(server), m_token(std::move(token))
-{
-}
+{}
 
 McpHttpTransport::~McpHttpTransport() = default;
 
@@ -97,7 +109,8 @@ Expected<quint16> McpHttpTransport::listen(quint16 port)
     const quint16 bound = m_http->listen(QHostAddress::LocalHost, port);
     if (bound == 0) {
         m_http.reset();
-        return makeError(QStringLiteral("cannot listen on 127.0.0.1:%1 (the port may be in use)").arg(port));
+        return makeError(
+            QStringLiteral("cannot listen on 127.0.0.1:%1 (the port may be in use)").arg(port));
     }
     m_port = bound;
     return bound;
@@ -109,7 +122,8 @@ void McpHttpTransport::stop()
     m_port = 0;
     for (const McpClientInfo& client : m_server->clients())
         if (client.transport == QLatin1String("http"))
-            m_server->closeSession(client.sessionId);
+            m_server->closeSession(client.sessionId,
+                                   QStringLiteral("the workbench stopped its HTTP server"));
 }
 
 void McpHttpTransport::handle(const QHttpServerRequest& request, QTcpSocket* socket)
@@ -123,7 +137,8 @@ void McpHttpTransport::handle(const QHttpServerRequest& request, QTcpSocket* soc
         return;
     }
     const QByteArray version = request.value("MCP-Protocol-Version");
-    if (!version.isEmpty() && !mcp::supportedProtocolVersions().contains(QString::fromLatin1(version))) {
+    if (!version.isEmpty() &&
+        !mcp::supportedProtocolVersions().contains(QString::fromLatin1(version))) {
         respondText(socket, 400,
                     "unsupported MCP-Protocol-Version " + version + "; supported: " +
                         mcp::supportedProtocolVersions().join(QLatin1String(", ")).toLatin1());
@@ -140,7 +155,7 @@ void McpHttpTransport::handle(const QHttpServerRequest& request, QTcpSocket* soc
         } else if (!m_server->hasSession(session)) {
             respondText(socket, 404, "no such session");
         } else {
-            m_server->closeSession(session);
+            m_server->closeSession(session, QStringLiteral("it ended its session (HTTP DELETE)"));
             respondText(socket, 200, "session ended");
         }
         return;
@@ -157,18 +172,22 @@ void McpHttpTransport::post(const QHttpServerRequest& request, QTcpSocket* socke
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(request.body(), &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        respondJson(socket, 400,
-                    mcp::errorMessage(QJsonValue::Null, mcp::kParseError, parseError.errorString()));
+        respondJson(
+            socket, 400,
+            mcp::errorMessage(QJsonValue::Null, mcp::kParseError, parseError.errorString()));
         return;
     }
     if (!document.isObject()) {
-        respondJson(socket, 400,
-                    mcp::errorMessage(QJsonValue::Null, mcp::kInvalidRequest,
-                                      QStringLiteral("one JSON-RPC message per request; batches are not supported")));
+        respondJson(
+            socket, 400,
+            mcp::errorMessage(
+                QJsonValue::Null, mcp::kInvalidRequest,
+                QStringLiteral("one JSON-RPC message per request; batches are not supported")));
         return;
     }
     const QJsonObject message = document.object();
-    const bool initialize = message.value(QLatin1String("method")).toString() == QLatin1String("initialize");
+    const bool initialize =
+        message.value(QLatin1String("method")).toString() == QLatin1String("initialize");
     QString session = QString::fromLatin1(request.value("Mcp-Session-Id"));
     Headers headers;
     if (initialize && mcp::isRequest(message)) {
@@ -176,13 +195,15 @@ void McpHttpTransport::post(const QHttpServerRequest& request, QTcpSocket* socke
         headers.append(std::pair<QByteArray, QByteArray>("Mcp-Session-Id", session.toLatin1()));
     } else if (session.isEmpty()) {
         respondJson(socket, 400,
-                    mcp::errorMessage(message.value(QLatin1String("id")), mcp::kInvalidRequest,
-                                      QStringLiteral("Mcp-Session-Id is required (send initialize first)")));
+                    mcp::errorMessage(
+                        message.value(QLatin1String("id")), mcp::kInvalidRequest,
+                        QStringLiteral("Mcp-Session-Id is required (send initialize first)")));
         return;
     } else if (!m_server->hasSession(session)) {
-        respondJson(socket, 404,
-                    mcp::errorMessage(message.value(QLatin1String("id")), mcp::kInvalidRequest,
-                                      QStringLiteral("no such session (it ended); initialize again")));
+        respondJson(
+            socket, 404,
+            mcp::errorMessage(message.value(QLatin1String("id")), mcp::kInvalidRequest,
+                              QStringLiteral("no such session (it ended); initialize again")));
         return;
     }
     if (!mcp::isRequest(message)) {
@@ -191,14 +212,25 @@ void McpHttpTransport::post(const QHttpServerRequest& request, QTcpSocket* socke
         return;
     }
     // The answer may come much later (a call waiting for approval); the client may be gone then.
+    // A client whose connection closes before its answer has given up: its call is cancelled.
     QPointer<QTcpSocket> held(socket);
     QPointer<McpServer> server(m_server);
-    m_server->handle(session, message, [held, headers, initialize, session, server](const QJsonObject& answer) {
-        const bool failed = answer.contains(QLatin1String("error"));
-        if (initialize && failed && server)
-            server->closeSession(session);
-        respondJson(held.data(), 200, answer, initialize && failed ? Headers{} : headers);
-    });
+    auto watch = std::make_shared<QMetaObject::Connection>();
+    *watch = connect(socket, &QAbstractSocket::disconnected, m_server,
+                     [server, session, requestId = message.value(QLatin1String("id"))] {
+                         server->abandonRequest(
+                             session, requestId,
+                             QStringLiteral("its HTTP connection closed before the answer"));
+                     });
+    m_server->handle(
+        session, message,
+        [held, headers, initialize, session, server, watch](const QJsonObject& answer) {
+            QObject::disconnect(*watch);
+            const bool failed = answer.contains(QLatin1String("error"));
+            if (initialize && failed && server)
+                server->closeSession(session);
+            respondJson(held.data(), 200, answer, initialize && failed ? Headers{} : headers);
+        });
 }
 
 } // namespace sbw

@@ -8,12 +8,46 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QUuid>
-
-
+#include <mutex>
 
 namespace sbw {
 
+/// What a call's worker and the server's thread share: the cancel flag the tool watches and
+/// why it was raised (for the row).
+struct McpCallState
+{
+    std::atomic_bool cancel{false};
+    std::mutex mutex;
+    QString why; ///< empty until cancelled
+
+    QString reason()
+    {
+        std::lock_guard lock(mutex);
+        return why;
+    }
+};
+
 using namespace mcp;
+
+namespace {
+
+/// How a call's row ends once its client gave up on it: a command the cancellation stopped
+/// says so with who cancelled; one that had already ended keeps its outcome, with a note that
+/// its answer was not sent.
+ActionEnd endAfterCancel(ActionEnd end, const QString& why)
+{
+    if (why.isEmpty())
+        return end;
+    if (end.outcome == Outcome::Cancelled) {
+        end.error = why;
+        return end;
+    }
+    const QString note = QStringLiteral("no answer was sent: %1").arg(why);
+    end.error = end.error.isEmpty() ? note : end.error + QStringLiteral("; ") + note;
+    return end;
+}
+
+} // namespace
 
 McpToolResult McpToolResult::failure(const QString& message, Outcome outcome)
 {
@@ -35,16 +69,29 @@ QJsonObject McpTool::definition() const
     return tool;
 }
 
-QJsonObject mcpCallResult(const McpToolResult& result)
+bool revisionHasStructuredContent(const QString& version)
 {
-    const QString text = result.error.isEmpty()
-                             ? QString::fromUtf8(QJsonDocument(result.structured).toJson(QJsonDocument::Compact))
-                             : result.error;
-    QJsonArray content{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), text}}};
+    return version >= QLatin1String("2025-06-18"); // revisions are dates
+}
+
+QJsonObject mcpCallResult(const McpToolResult& result, bool structured)
+{
+    QJsonObject shown = result.structured;
+    if (structured)
+        for (const QString& key : result.structuredOnly)
+            if (shown.contains(key))
+                shown.insert(key, QStringLiteral("(in structuredContent.%1)").arg(key));
+    QString text = QString::fromUtf8(QJsonDocument(shown).toJson(QJsonDocument::Compact));
+    if (!result.error.isEmpty())
+        text = result.structured.isEmpty() || structured ? result.error
+                                                         : result.error + QLatin1Char('\n') + text;
+    QJsonArray content{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")},
+                                   {QStringLiteral("text"), text}}};
     for (const QJsonValue& block : result.content)
         content.append(block);
-    QJsonObject answer{{QStringLiteral("content"), content}, {QStringLiteral("isError"), !result.error.isEmpty()}};
-    if (!result.structured.isEmpty())
+    QJsonObject answer{{QStringLiteral("content"), content},
+                       {QStringLiteral("isError"), !result.error.isEmpty()}};
+    if (structured && !result.structured.isEmpty())
         answer.insert(QStringLiteral("structuredContent"), result.structured);
     return answer;
 }
@@ -57,7 +104,16 @@ McpServer::McpServer(ActionGate* gate, std::shared_ptr<CommandLog> log, QObject*
     m_workers.setMaxThreadCount(16);
 }
 
-McpServer::~McpServer() = default;
+McpServer::~McpServer()
+{
+    // Running calls stop (their workers finish their rows); waiting ones leave the queue.
+    std::vector<quint64> numbers;
+    for (const auto& [number, call] : m_calls)
+        numbers.push_back(number);
+    for (quint64 number : numbers)
+        cancel(number, QStringLiteral("cancelled: the workbench's MCP server stopped"));
+    m_workers.waitForDone();
+}
 
 void McpServer::addTool(McpTool tool)
 {
@@ -75,10 +131,20 @@ QString McpServer::openSession(const QString& transport)
     return id;
 }
 
-void McpServer::closeSession(const QString& id)
+void McpServer::closeSession(const QString& id, const QString& how)
 {
-    if (m_sessions.erase(id) == 0)
+    const auto found = m_sessions.find(id);
+    if (found == m_sessions.end())
         return;
+    const QString agent = found->second.info.name;
+    m_sessions.erase(found);
+    std::vector<quint64> numbers;
+    for (const auto& [number, call] : m_calls)
+        if (call.session == id)
+            numbers.push_back(number);
+    for (quint64 number : numbers)
+        cancel(number,
+               QStringLiteral("cancelled: the client (agent %1) went away: %2").arg(agent, how));
     Q_EMIT sessionClosed(id);
     Q_EMIT clientsChanged();
 }
@@ -104,10 +170,12 @@ void McpServer::handle(const QString& sessionId, const QJsonValue& message, cons
     const bool request = isRequest(message);
     if (!request && !isNotification(message)) {
         // Responses to requests we never send, or garbage: answer garbage when it has an id.
-        if (message.isObject() && (object.contains(QLatin1String("result")) || object.contains(QLatin1String("error"))))
+        if (message.isObject() &&
+            (object.contains(QLatin1String("result")) || object.contains(QLatin1String("error"))))
             return;
         if (message.isArray())
-            reply(errorMessage(QJsonValue::Null, kInvalidRequest, QStringLiteral("batches are not supported")));
+            reply(errorMessage(QJsonValue::Null, kInvalidRequest,
+                               QStringLiteral("batches are not supported")));
         else
             reply(errorMessage(id, kInvalidRequest, QStringLiteral("not a JSON-RPC 2.0 request")));
         return;
@@ -118,7 +186,8 @@ void McpServer::handle(const QString& sessionId, const QJsonValue& message, cons
         return;
     }
     if (request && !(id.isString() || id.isDouble())) {
-        reply(errorMessage(QJsonValue::Null, kInvalidRequest, QStringLiteral("id must be a string or a number")));
+        reply(errorMessage(QJsonValue::Null, kInvalidRequest,
+                           QStringLiteral("id must be a string or a number")));
         return;
     }
     auto found = m_sessions.find(sessionId);
@@ -137,8 +206,16 @@ void McpServer::handle(const QString& sessionId, const QJsonValue& message, cons
     }
     const QJsonObject params = paramsValue.toObject();
 
+    if (method == QLatin1String("notifications/cancelled") && !request) {
+        const QString reason = params.value(QLatin1String("reason")).toString();
+        QString why = QStringLiteral("cancelled by the client (agent %1)").arg(session.info.name);
+        if (!reason.isEmpty())
+            why += QStringLiteral(": ") + reason;
+        cancelRequest(sessionId, params.value(QLatin1String("requestId")), why);
+        return;
+    }
     if (!request)
-        return; // notifications/initialized, notifications/cancelled, …: nothing to answer
+        return; // notifications/initialized, …: nothing to answer
 
     if (method == QLatin1String("ping")) {
         reply(resultMessage(id, {}));
@@ -146,17 +223,20 @@ void McpServer::handle(const QString& sessionId, const QJsonValue& message, cons
     }
     if (method == QLatin1String("initialize")) {
         if (session.initialized) {
-            reply(errorMessage(id, kInvalidRequest, QStringLiteral("the session is already initialized")));
+            reply(errorMessage(id, kInvalidRequest,
+                               QStringLiteral("the session is already initialized")));
             return;
         }
         QString error;
         const QJsonObject result = initialize(session, params, &error);
-        reply(error.isEmpty() ? resultMessage(id, result) : errorMessage(id, kInvalidParams, error));
+        reply(error.isEmpty() ? resultMessage(id, result)
+                              : errorMessage(id, kInvalidParams, error));
         return;
     }
     if (!session.initialized) {
-        reply(errorMessage(id, kInvalidRequest,
-                           QStringLiteral("the session is not initialized: send initialize first")));
+        reply(
+            errorMessage(id, kInvalidRequest,
+                         QStringLiteral("the session is not initialized: send initialize first")));
         return;
     }
     if (method == QLatin1String("tools/list")) {
@@ -173,11 +253,14 @@ void McpServer::handle(const QString& sessionId, const QJsonValue& message, cons
     if (method == QLatin1String("resources/list")) {
         const QJsonValue cursor = params.value(QLatin1String("cursor"));
         if (!cursor.isUndefined() && !cursor.isString()) {
-            reply(errorMessage(id, kInvalidParams, QStringLiteral("params.cursor must be a string")));
+            reply(
+                errorMessage(id, kInvalidParams, QStringLiteral("params.cursor must be a string")));
             return;
         }
-        auto page = m_resources.page(cursor.isString() ? std::optional<QString>(cursor.toString()) : std::nullopt);
-        reply(page ? resultMessage(id, page.value()) : errorMessage(id, kInvalidParams, page.error().message));
+        auto page = m_resources.page(cursor.isString() ? std::optional<QString>(cursor.toString())
+                                                       : std::nullopt);
+        reply(page ? resultMessage(id, page.value())
+                   : errorMessage(id, kInvalidParams, page.error().message));
         return;
     }
     if (method == QLatin1String("resources/templates/list")) {
@@ -204,29 +287,31 @@ QJsonObject McpServer::initialize(Session& session, const QJsonObject& params, Q
     session.info.protocolVersion = negotiateProtocolVersion(version.toString());
     session.initialized = true;
     Q_EMIT clientsChanged();
-    return {{QStringLiteral("protocolVersion"), session.info.protocolVersion},
-            {QStringLiteral("capabilities"),
-             QJsonObject{{QStringLiteral("tools"), QJsonObject{{QStringLiteral("listChanged"), false}}},
-                         {QStringLiteral("resources"), QJsonObject()}}},
-            {QStringLiteral("serverInfo"),
-             QJsonObject{{QStringLiteral("name"), QStringLiteral("sandbox-workbench")},
-                         {QStringLiteral("title"), QStringLiteral("Sandbox Workbench")},
-                         {QStringLiteral("version"), QStringLiteral(SBW_VERSION)}}},
-            {QStringLiteral("instructions"),
-             QStringLiteral("Sandboxes are QEMU microVMs. run_code runs a script in a fresh microVM "
-                            "that is destroyed afterwards (give it input files; it returns the files "
-                            "the script writes under out/); workspaces are named microVMs whose "
-                            "files and processes persist (exec, read_file, write_file, list_files, "
-                            "pause, resume, checkpoint). A person may have to approve a call "
-                            "before it runs; a denied call returns its reason. The files of "
-                            "runs are resources (resources/read, URIs in run_code's result).")}};
+    return {
+        {QStringLiteral("protocolVersion"), session.info.protocolVersion},
+        {QStringLiteral("capabilities"),
+         QJsonObject{{QStringLiteral("tools"), QJsonObject{{QStringLiteral("listChanged"), false}}},
+                     {QStringLiteral("resources"), QJsonObject()}}},
+        {QStringLiteral("serverInfo"),
+         QJsonObject{{QStringLiteral("name"), QStringLiteral("sandbox-workbench")},
+                     {QStringLiteral("title"), QStringLiteral("Sandbox Workbench")},
+                     {QStringLiteral("version"), QStringLiteral(SBW_VERSION)}}},
+        {QStringLiteral("instructions"),
+         QStringLiteral("Sandboxes are QEMU microVMs. run_code runs a script in a fresh microVM "
+                        "that is destroyed afterwards (give it input files; it returns the files "
+                        "the script writes under out/); workspaces are named microVMs whose "
+                        "files and processes persist (exec, read_file, write_file, list_files, "
+                        "pause, resume, checkpoint). A person may have to approve a call "
+                        "before it runs; a denied call returns its reason. The files of "
+                        "runs are resources (resources/read, URIs in run_code's result).")}};
 }
 
 void McpServer::callTool(Session& session, const QJsonValue& id, const QJsonObject& params,
                          const Reply& reply)
 {
     const QString name = params.value(QLatin1String("name")).toString();
-    auto tool = std::find_if(m_tools.cbegin(), m_tools.cend(), [&](const McpTool& t) { return t.name == name; });
+    auto tool = std::find_if(m_tools.cbegin(), m_tools.cend(),
+                             [&](const McpTool& t) { return t.name == name; });
     if (tool == m_tools.cend()) {
         reply(errorMessage(id, kInvalidParams, QStringLiteral("unknown tool: %1").arg(name)));
         return;
@@ -237,52 +322,120 @@ void McpServer::callTool(Session& session, const QJsonValue& id, const QJsonObje
     Q_EMIT clientsChanged();
 
     Actor actor{Actor::Kind::Agent, session.info.name};
-    auto prepared = arguments.isUndefined() || arguments.isObject()
-                        ? tool->prepare(arguments.toObject())
-                        : Expected<ActionRequest>(makeError(QStringLiteral("arguments must be an object")));
+    auto prepared =
+        arguments.isUndefined() || arguments.isObject()
+            ? tool->prepare(arguments.toObject())
+            : Expected<ActionRequest>(makeError(QStringLiteral("arguments must be an object")));
+    const bool structured = revisionHasStructuredContent(session.info.protocolVersion);
+    McpCall call;
+    call.request.actor = actor;
+    call.request.kind = tool->kind;
+    call.arguments = arguments.toObject();
     if (!prepared) {
-        ActionStart start;
-        start.actor = actor;
-        start.kind = tool->kind;
-        start.command = QString::fromUtf8(QJsonDocument(arguments.toObject()).toJson(QJsonDocument::Compact));
-        LoggedAction row(m_log, start);
-        const auto result = McpToolResult::failure(QStringLiteral("bad arguments: ") + prepared.error().message);
-        row.finish(result.end);
-        reply(resultMessage(id, mcpCallResult(result)));
+        call.request.command =
+            QString::fromUtf8(QJsonDocument(call.arguments).toJson(QJsonDocument::Compact));
+        const auto result =
+            McpToolResult::failure(QStringLiteral("bad arguments: ") + prepared.error().message);
+        logUnrun(call, *tool, result.end);
+        reply(resultMessage(id, mcpCallResult(result, structured)));
         return;
     }
-    McpCall call;
     call.request = prepared.value();
     call.request.actor = actor;
-    call.arguments = arguments.toObject();
-    const McpTool toolCopy = *tool;
+    const quint64 number = m_nextCall++;
+    m_calls.emplace(number, Call{session.info.sessionId, id, session.info.name, structured, reply,
+                                 std::make_shared<McpCallState>(), nullptr});
+    if (tool->resolve)
+        resolve(number, *tool, call);
+    else
+        askGate(number, *tool, call);
+}
+
+void McpServer::resolve(quint64 number, const McpTool& tool, McpCall call)
+{
+    // Resolution asks the guest (file tools: symlinks): not on the server's thread.
     QPointer<McpServer> self(this);
-    m_gate->decide(call.request, [self, toolCopy, call, id, reply](const GateDecision& decision) {
-        if (!self)
-            return;
-        if (!decision.allowed) {
-            const QString reason = decision.reason.isEmpty() ? QStringLiteral("no reason given") : decision.reason;
-            reply(resultMessage(id, mcpCallResult(McpToolResult::failure(QStringLiteral("denied: ") + reason,
-                                                                         Outcome::Denied))));
-            return;
-        }
-        self->runAllowed(toolCopy, call, decision, id, reply);
+    m_workers.start([self, number, tool, call] {
+        auto resolved = tool.resolve(call.request);
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, number, tool, call, resolved]() mutable {
+                const auto found = self->m_calls.find(number);
+                if (found == self->m_calls.end())
+                    return;
+                if (const QString why = found->second.state->reason(); !why.isEmpty()) {
+                    ActionEnd end;
+                    end.outcome = Outcome::Cancelled;
+                    end.error = why;
+                    self->logUnrun(call, tool, end);
+                    self->m_calls.erase(found);
+                    return;
+                }
+                if (!resolved) {
+                    const auto result = McpToolResult::failure(resolved.error().message);
+                    self->logUnrun(call, tool, result.end);
+                    self->answer(number, result);
+                    return;
+                }
+                call.request = resolved.value();
+                self->askGate(number, tool, call);
+            },
+            Qt::QueuedConnection);
     });
 }
 
-void McpServer::runAllowed(const McpTool& tool, const McpCall& asked, const GateDecision& decision,
-                           const QJsonValue& id, const Reply& reply)
+void McpServer::askGate(quint64 number, const McpTool& tool, McpCall call)
+{
+    Call& pending = m_calls.at(number);
+    pending.withdrawal = new ActionWithdrawal(this);
+    call.request.withdrawal = pending.withdrawal;
+    QPointer<McpServer> self(this);
+    m_gate->decide(call.request, [self, number, tool, call](const GateDecision& decision) {
+        if (!self)
+            return;
+        const auto found = self->m_calls.find(number);
+        if (found == self->m_calls.end())
+            return;
+        if (found->second.withdrawal)
+            found->second.withdrawal->deleteLater();
+        if (const QString why = found->second.state->reason(); !why.isEmpty()) {
+            // Withdrawn while it waited (the gate logged that), or decided by a gate that
+            // ignores withdrawals: either way it never runs and is not answered.
+            if (decision.allowed) {
+                ActionEnd end;
+                end.outcome = Outcome::Cancelled;
+                end.error = why;
+                self->logUnrun(call, tool, end);
+            }
+            self->m_calls.erase(found);
+            return;
+        }
+        if (!decision.allowed) {
+            const QString reason =
+                decision.reason.isEmpty() ? QStringLiteral("no reason given") : decision.reason;
+            self->answer(number, McpToolResult::failure(QStringLiteral("denied: ") + reason,
+                                                        Outcome::Denied));
+            return;
+        }
+        self->runAllowed(number, tool, call, decision);
+    });
+}
+
+void McpServer::runAllowed(quint64 number, const McpTool& tool, const McpCall& asked,
+                           const GateDecision& decision)
 {
     McpCall call = asked;
     if (decision.edited) {
         call.request = *decision.edited;
         call.request.actor = asked.request.actor;
     }
+    call.request.withdrawal = nullptr;
     ActionStart start;
     start.sandbox = call.request.sandbox;
     start.actor = call.request.actor;
     start.kind = call.request.kind;
-    start.command = call.request.path.isEmpty() ? commandWithEnvironment(call.request) : call.request.path;
+    start.command =
+        call.request.path.isEmpty() ? commandWithEnvironment(call.request) : call.request.path;
     if (!call.request.inputFiles.isEmpty()) {
         // A comment line in Python and sh alike, so the row's command is still the script.
         QStringList names;
@@ -300,19 +453,81 @@ void McpServer::runAllowed(const McpTool& tool, const McpCall& asked, const Gate
         if (auto environment = loadWorkspaceEnvironment(start.sandbox))
             m_log->setSecrets(start.sandbox, environment->secretValues());
     auto row = std::make_shared<LoggedAction>(m_log, start);
+    std::shared_ptr<McpCallState> state = m_calls.at(number).state;
     call.log = row.get();
+    call.cancel = &state->cancel;
     QPointer<McpServer> self(this);
-    m_workers.start([self, tool, call, row, id, reply] {
+    m_workers.start([self, tool, call, row, state, number] {
         McpToolResult result = tool.run(call);
+        // The row ends here, not on the server's thread: it ends as the call did even when the
+        // server is gone by the time the result would be answered.
+        row->finish(endAfterCancel(result.end, state->reason()));
         QMetaObject::invokeMethod(
-            self.data(),
-            [self, row, result, id, reply] {
-                row->finish(result.end);
-                self->m_resources.add(result.resources);
-                reply(resultMessage(id, mcpCallResult(result)));
-            },
+            self.data(), [self, number, result] { self->answer(number, result); },
             Qt::QueuedConnection);
     });
+}
+
+void McpServer::answer(quint64 number, const McpToolResult& result)
+{
+    m_resources.add(result.resources);
+    const auto found = m_calls.find(number);
+    if (found == m_calls.end())
+        return;
+    const Call call = std::move(found->second);
+    m_calls.erase(found);
+    if (call.state->reason().isEmpty())
+        call.reply(resultMessage(call.requestId, mcpCallResult(result, call.structured)));
+}
+
+void McpServer::cancel(quint64 number, const QString& why)
+{
+    const auto found = m_calls.find(number);
+    if (found == m_calls.end())
+        return;
+    Call& call = found->second;
+    {
+        std::lock_guard lock(call.state->mutex);
+        if (!call.state->why.isEmpty())
+            return;
+        call.state->why = why;
+    }
+    call.state->cancel = true;
+    // Waiting for a person: the queue drops it and the gate's decision comes at once.
+    if (call.withdrawal)
+        call.withdrawal->withdraw(why);
+}
+
+void McpServer::cancelRequest(const QString& sessionId, const QJsonValue& requestId,
+                              const QString& why)
+{
+    for (const auto& [number, call] : m_calls)
+        if (call.session == sessionId && call.requestId == requestId) {
+            cancel(number, why);
+            return;
+        }
+}
+
+void McpServer::abandonRequest(const QString& sessionId, const QJsonValue& requestId,
+                               const QString& how)
+{
+    const auto session = m_sessions.find(sessionId);
+    const QString agent = session == m_sessions.end() ? QString() : session->second.info.name;
+    cancelRequest(sessionId, requestId,
+                  QStringLiteral("cancelled: the client (agent %1) went away: %2").arg(agent, how));
+}
+
+void McpServer::logUnrun(const McpCall& call, const McpTool& tool, const ActionEnd& end)
+{
+    ActionStart start;
+    start.sandbox = call.request.sandbox;
+    start.actor = call.request.actor;
+    start.kind = tool.kind;
+    start.command =
+        call.request.path.isEmpty() ? commandWithEnvironment(call.request) : call.request.path;
+    start.workdir = call.request.workdir;
+    LoggedAction row(m_log, start);
+    row.finish(end);
 }
 
 void McpServer::readResource(const QJsonValue& id, const QJsonObject& params, const Reply& reply)
@@ -340,7 +555,8 @@ void McpServer::readResource(const QJsonValue& id, const QJsonObject& params, co
                 else if (read.errorCode != 0)
                     reply(errorMessage(id, read.errorCode, read.error));
                 else
-                    reply(resultMessage(id, {{QStringLiteral("contents"), QJsonArray{read.contents}}}));
+                    reply(resultMessage(id,
+                                        {{QStringLiteral("contents"), QJsonArray{read.contents}}}));
             },
             Qt::QueuedConnection);
     });

@@ -31,7 +31,7 @@ McpStdioTransport::~McpStdioTransport()
         if (fd >= 0)
             ::close(fd);
     if (!m_session.isEmpty())
-        m_server->closeSession(m_session);
+        m_server->closeSession(m_session, QStringLiteral("the workbench's MCP server stopped"));
 }
 
 void McpStdioTransport::start()
@@ -94,7 +94,7 @@ void McpStdioTransport::onLine(const QByteArray& line)
 void McpStdioTransport::onEnd()
 {
     if (!m_session.isEmpty()) {
-        m_server->closeSession(m_session);
+        m_server->closeSession(m_session, QStringLiteral("it closed its input (stdin)"));
         m_session.clear();
     }
     Q_EMIT finished();

@@ -3,13 +3,14 @@
 #include "EphemeralRun.h"
 #include "HypervisorConnection.h"
 #include "LoggedAction.h"
+#include "McpCommandOutput.h"
 #include "McpRunFiles.h"
 #include "McpToolSchema.h"
+#include "Workspace.h"
 #include "WorkspaceCommand.h"
 #include "WorkspaceDomains.h"
 #include "WorkspaceEnvironment.h"
 #include "WorkspaceExecController.h"
-#include "Workspace.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -24,7 +25,6 @@ namespace {
 
 constexpr int kMaxTimeoutSeconds = 24 * 3600;
 
-
 QString shellWords(const QStringList& argv)
 {
     static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_@%+=:,./-]+$"));
@@ -32,22 +32,20 @@ QString shellWords(const QStringList& argv)
     for (const QString& arg : argv)
         words << (plain.match(arg).hasMatch()
                       ? arg
-                      : QLatin1Char('\'') + QString(arg).replace(QLatin1String("'"), QLatin1String("'\\''")) +
+                      : QLatin1Char('\'') +
+                            QString(arg).replace(QLatin1String("'"), QLatin1String("'\\''")) +
                             QLatin1Char('\''));
     return words.join(QLatin1Char(' '));
 }
 
-/// Guest output as text (invalid UTF-8 shown as U+FFFD).
-void putBytes(QJsonObject& object, const QString& key, const QByteArray& bytes)
+Expected<QString> guestPath(const Arguments& arguments, const QString& name,
+                            const QString& fallback = {})
 {
-    object.insert(key, QString::fromUtf8(bytes));
-}
-
-Expected<QString> guestPath(const Arguments& arguments, const QString& name, const QString& fallback = {})
-{
-    auto path = fallback.isEmpty() ? arguments.requiredString(name) : arguments.string(name, fallback);
+    auto path =
+        fallback.isEmpty() ? arguments.requiredString(name) : arguments.string(name, fallback);
     if (path && !path.value().startsWith(QLatin1Char('/')))
-        return makeError(QStringLiteral("%1 must be an absolute guest path (starting with /)").arg(name));
+        return makeError(
+            QStringLiteral("%1 must be an absolute guest path (starting with /)").arg(name));
     return path;
 }
 
@@ -68,52 +66,33 @@ Expected<ActionRequest> workspaceRequest(const Arguments& arguments, ActionKind 
     return request;
 }
 
-QJsonObject commandOutputSchema()
-{
-    return objectSchema(
-        {{QStringLiteral("stdout"), stringSchema(QStringLiteral("Everything written to stdout (UTF-8; invalid bytes replaced)."))},
-         {QStringLiteral("stderr"), stringSchema(QStringLiteral("Everything written to stderr."))},
-         {QStringLiteral("exit_status"), nullableIntegerSchema(QStringLiteral("Exit status, null when a signal ended it."))},
-         {QStringLiteral("signal"), nullableIntegerSchema(QStringLiteral("Signal number that ended it, or null."))},
-         {QStringLiteral("timed_out"), booleanSchema(QStringLiteral("Killed because the timeout ran out."))},
-         {QStringLiteral("duration_ms"), integerSchema(QStringLiteral("Wall-clock time in ms."), 0)}},
-        {QStringLiteral("stdout"), QStringLiteral("stderr"), QStringLiteral("exit_status"), QStringLiteral("signal"),
-         QStringLiteral("timed_out"), QStringLiteral("duration_ms")});
-}
-
-QJsonObject commandOutput(const QByteArray& out, const QByteArray& err, const ExecStatus& status, qint64 ms)
-{
-    QJsonObject result;
-    putBytes(result, QStringLiteral("stdout"), out);
-    putBytes(result, QStringLiteral("stderr"), err);
-    result.insert(QStringLiteral("exit_status"), status.exitStatus ? QJsonValue(*status.exitStatus) : QJsonValue());
-    result.insert(QStringLiteral("signal"), status.signal ? QJsonValue(*status.signal) : QJsonValue());
-    result.insert(QStringLiteral("timed_out"), status.timedOut);
-    result.insert(QStringLiteral("duration_ms"), ms);
-    return result;
-}
-
 QJsonObject stateOutputSchema()
 {
-    return objectSchema({{QStringLiteral("workspace"), workspaceProperty()},
-                         {QStringLiteral("state"), stringSchema(QStringLiteral("stopped, starting, running, paused, hibernated, crashed or unknown."))}},
-                        {QStringLiteral("workspace"), QStringLiteral("state")});
+    return objectSchema(
+        {{QStringLiteral("workspace"), workspaceProperty()},
+         {QStringLiteral("state"),
+          stringSchema(QStringLiteral(
+              "stopped, starting, running, paused, hibernated, crashed or unknown."))}},
+        {QStringLiteral("workspace"), QStringLiteral("state")});
 }
 
-/// commandOutputSchema() plus the run's artifacts.
+/// McpCommandOutput::schema() plus the run's artifacts.
 QJsonObject runCodeOutputSchema()
 {
-    QJsonObject schema = commandOutputSchema();
+    QJsonObject schema = McpCommandOutput::schema();
     QJsonObject properties = schema.value(QLatin1String("properties")).toObject();
-    properties.insert(QStringLiteral("artifacts"),
-                      QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
-                                  {QStringLiteral("items"), runArtifactSchema()},
-                                  {QStringLiteral("description"),
-                                   QStringLiteral("Files the script wrote under out/ (subfolders included), in name "
-                                                  "order; up to 100 files and 100 MiB come back.")}});
+    properties.insert(
+        QStringLiteral("artifacts"),
+        QJsonObject{
+            {QStringLiteral("type"), QStringLiteral("array")},
+            {QStringLiteral("items"), runArtifactSchema()},
+            {QStringLiteral("description"),
+             QStringLiteral("Files the script wrote under out/ (subfolders included), in name "
+                            "order; up to 100 files and 100 MiB come back.")}});
     properties.insert(QStringLiteral("artifacts_note"),
-                      stringSchema(QStringLiteral("Empty when every file under out/ came back; otherwise which cap "
-                                                  "left which files behind.")));
+                      stringSchema(QStringLiteral(
+                          "Empty when every file under out/ came back; otherwise which cap "
+                          "left which files behind.")));
     schema.insert(QStringLiteral("properties"), properties);
     QJsonArray required = schema.value(QLatin1String("required")).toArray();
     required << QStringLiteral("artifacts") << QStringLiteral("artifacts_note");
@@ -134,21 +113,27 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         "also as image or resource content blocks.");
     tool.kind = ActionKind::Run;
     tool.inputSchema = objectSchema(
-        {{QStringLiteral("language"), enumSchema(QStringLiteral("python (python3) or sh; default python."),
-                                                 {QStringLiteral("python"), QStringLiteral("sh")})},
+        {{QStringLiteral("language"),
+          enumSchema(QStringLiteral("python (python3) or sh; default python."),
+                     {QStringLiteral("python"), QStringLiteral("sh")})},
          {QStringLiteral("code"), stringSchema(QStringLiteral("The script."))},
-         {QStringLiteral("timeout"), integerSchema(QStringLiteral("Seconds before the script is killed; default 60, 0 = none."), 0, kMaxTimeoutSeconds)},
+         {QStringLiteral("timeout"),
+          integerSchema(
+              QStringLiteral("Seconds before the script is killed; default 60, 0 = none."), 0,
+              kMaxTimeoutSeconds)},
          {QStringLiteral("files"), runInputFilesSchema()}},
         {QStringLiteral("code")});
     tool.outputSchema = runCodeOutputSchema();
     tool.prepare = [](const QJsonObject& json) -> Expected<ActionRequest> {
         const Arguments arguments(json);
-        auto language = arguments.choice(QStringLiteral("language"), {QStringLiteral("python"), QStringLiteral("sh")},
+        auto language = arguments.choice(QStringLiteral("language"),
+                                         {QStringLiteral("python"), QStringLiteral("sh")},
                                          QStringLiteral("python"));
         auto code = arguments.requiredString(QStringLiteral("code"));
         auto timeout = arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds);
-        for (const Error* error : {language ? nullptr : &language.error(), code ? nullptr : &code.error(),
-                                   timeout ? nullptr : &timeout.error()})
+        for (const Error* error :
+             {language ? nullptr : &language.error(), code ? nullptr : &code.error(),
+              timeout ? nullptr : &timeout.error()})
             if (error)
                 return *error;
         auto files = parseRunInputFiles(json.value(QLatin1String("files")));
@@ -165,34 +150,51 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         RunOptions options;
         options.language = parseLanguage(call.request.language).value_or(Language::Python);
         options.code = call.request.command.toUtf8();
-        options.timeout = std::chrono::seconds(Arguments(call.arguments).integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds).value());
+        options.timeout =
+            std::chrono::seconds(Arguments(call.arguments)
+                                     .integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds)
+                                     .value());
         options.actor = call.request.actor;
         options.pool = sandboxes->pool();
         // The agent's files go through a private host folder, as `sbw run --file` takes them.
         std::optional<QTemporaryDir> staging;
-        const QList<RunInputFile> files = parseRunInputFiles(call.arguments.value(QLatin1String("files"))).value();
+        const QList<RunInputFile> files =
+            parseRunInputFiles(call.arguments.value(QLatin1String("files"))).value();
         if (!files.isEmpty()) {
             staging.emplace();
             if (!staging->isValid())
                 return McpToolResult::failure(
-                    QStringLiteral("cannot stage the input files on the host: %1").arg(staging->errorString()));
+                    QStringLiteral("cannot stage the input files on the host: %1")
+                        .arg(staging->errorString()));
             auto staged = stageRunInputFiles(files, staging->path());
             if (!staged)
                 return McpToolResult::failure(staged.error().message);
             options.inputFiles = staged.value();
         }
         RunCallbacks callbacks;
-        callbacks.onStdout = [&call](QByteArrayView bytes) { call.log->output(OutputStream::Stdout, bytes); };
-        callbacks.onStderr = [&call](QByteArrayView bytes) { call.log->output(OutputStream::Stderr, bytes); };
-        const RunResult run = runEphemeral(sandboxes->connection(), options, callbacks, nullptr);
+        callbacks.onStdout = [&call](QByteArrayView bytes) {
+            call.log->output(OutputStream::Stdout, bytes);
+        };
+        callbacks.onStderr = [&call](QByteArrayView bytes) {
+            call.log->output(OutputStream::Stderr, bytes);
+        };
+        // A cancel (the client's) stops the run and destroys its microVM.
+        const RunResult run =
+            runEphemeral(sandboxes->connection(), options, callbacks, call.cancel);
+        if (run.cancelled || (!run.error.isEmpty() && call.cancel && *call.cancel))
+            return McpToolResult::failure(QStringLiteral("cancelled"), Outcome::Cancelled);
         if (!run.error.isEmpty())
             return McpToolResult::failure(run.error);
         ExecStatus status;
         status.exitStatus = run.exitStatus;
         status.signal = run.signal;
         status.timedOut = run.timedOut;
+        McpCommandOutput output;
+        output.add(OutputStream::Stdout, run.stdoutData);
+        output.add(OutputStream::Stderr, run.stderrData);
         McpToolResult result;
-        result.structured = commandOutput(run.stdoutData, run.stderrData, status, run.wallMs);
+        result.structured = output.structured(status, run.wallMs, call.log->id());
+        result.structuredOnly = {QStringLiteral("stdout"), QStringLiteral("stderr")};
         const RunArtifactsResult artifacts = runArtifactsResult(run.artifacts, run.domainName);
         result.structured.insert(QStringLiteral("artifacts"), artifacts.list);
         result.structured.insert(QStringLiteral("artifacts_note"), run.artifactsNote);
@@ -201,9 +203,10 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         result.end = LoggedAction::endOf(Expected<ExecStatus>(status));
         result.end.artifactsDir = run.artifactsFolder;
         if (run.timedOut || run.limit) {
-            result.error = run.timedOut ? QStringLiteral("timed out after %1 s: the script was killed")
-                                              .arg(options.timeout.count())
-                                        : run.summary();
+            result.error = run.timedOut
+                               ? QStringLiteral("timed out after %1 s: the script was killed")
+                                     .arg(options.timeout.count())
+                               : run.summary();
             result.end.error = result.error;
         }
         return result;
@@ -221,15 +224,19 @@ McpTool listWorkspacesTool(std::shared_ptr<McpSandboxes> sandboxes)
     tool.inputSchema = objectSchema({});
     const QJsonObject entry = objectSchema(
         {{QStringLiteral("name"), stringSchema(QStringLiteral("Workspace name."))},
-         {QStringLiteral("state"), stringSchema(QStringLiteral("stopped, starting, running, paused, hibernated, crashed or unknown."))},
+         {QStringLiteral("state"),
+          stringSchema(QStringLiteral(
+              "stopped, starting, running, paused, hibernated, crashed or unknown."))},
          {QStringLiteral("memory_mib"), integerSchema(QStringLiteral("Guest memory, MiB."))},
          {QStringLiteral("vcpus"), integerSchema(QStringLiteral("Guest vCPUs."))},
          {QStringLiteral("disk_gib"), integerSchema(QStringLiteral("Disk size, GiB."))},
          {QStringLiteral("network"), stringSchema(QStringLiteral("none or nat."))}},
         {QStringLiteral("name"), QStringLiteral("state")});
-    tool.outputSchema = objectSchema(
-        {{QStringLiteral("workspaces"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), entry}}}},
-        {QStringLiteral("workspaces")});
+    tool.outputSchema =
+        objectSchema({{QStringLiteral("workspaces"),
+                       QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
+                                   {QStringLiteral("items"), entry}}}},
+                     {QStringLiteral("workspaces")});
     tool.prepare = [](const QJsonObject&) -> Expected<ActionRequest> {
         ActionRequest request;
         request.kind = ActionKind::List;
@@ -245,13 +252,15 @@ McpTool listWorkspacesTool(std::shared_ptr<McpSandboxes> sandboxes)
         QJsonArray list;
         for (const WorkspaceRecord& record : records.value()) {
             auto domain = lookupWorkspaceDomain(connection.handle(), record.name);
-            const WorkspaceState state = domain ? readWorkspaceState(domain.value().get()) : WorkspaceState::Unknown;
-            list.append(QJsonObject{{QStringLiteral("name"), record.name},
-                                    {QStringLiteral("state"), workspaceStateName(state)},
-                                    {QStringLiteral("memory_mib"), record.settings.memoryMiB},
-                                    {QStringLiteral("vcpus"), record.settings.vcpus},
-                                    {QStringLiteral("disk_gib"), record.settings.diskGiB},
-                                    {QStringLiteral("network"), workspaceNetworkName(record.settings.network)}});
+            const WorkspaceState state =
+                domain ? readWorkspaceState(domain.value().get()) : WorkspaceState::Unknown;
+            list.append(QJsonObject{
+                {QStringLiteral("name"), record.name},
+                {QStringLiteral("state"), workspaceStateName(state)},
+                {QStringLiteral("memory_mib"), record.settings.memoryMiB},
+                {QStringLiteral("vcpus"), record.settings.vcpus},
+                {QStringLiteral("disk_gib"), record.settings.diskGiB},
+                {QStringLiteral("network"), workspaceNetworkName(record.settings.network)}});
         }
         McpToolResult result;
         result.structured = {{QStringLiteral("workspaces"), list}};
@@ -270,13 +279,19 @@ McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
         "starts it unless start is false. exec waits for a starting workspace.");
     tool.kind = ActionKind::Create;
     tool.inputSchema = objectSchema(
-        {{QStringLiteral("name"), stringSchema(QStringLiteral("1-40 of a-z, 0-9 and -, starting with a letter or digit."))},
-         {QStringLiteral("memory_mib"), integerSchema(QStringLiteral("Guest memory, MiB; default 512."), 128, 65536)},
+        {{QStringLiteral("name"),
+          stringSchema(QStringLiteral("1-40 of a-z, 0-9 and -, starting with a letter or digit."))},
+         {QStringLiteral("memory_mib"),
+          integerSchema(QStringLiteral("Guest memory, MiB; default 512."), 128, 65536)},
          {QStringLiteral("vcpus"), integerSchema(QStringLiteral("Guest vCPUs; default 1."), 1, 64)},
-         {QStringLiteral("disk_gib"), integerSchema(QStringLiteral("Disk size, GiB; default 4 (at least the image's)."), 1, 4096)},
-         {QStringLiteral("network"), enumSchema(QStringLiteral("none (default: no network interface) or nat (outgoing IPv4)."),
-                                                {QStringLiteral("none"), QStringLiteral("nat")})},
-         {QStringLiteral("start"), booleanSchema(QStringLiteral("Start it at once; default true."))}},
+         {QStringLiteral("disk_gib"),
+          integerSchema(QStringLiteral("Disk size, GiB; default 4 (at least the image's)."), 1,
+                        4096)},
+         {QStringLiteral("network"),
+          enumSchema(QStringLiteral("none (default: no network interface) or nat (outgoing IPv4)."),
+                     {QStringLiteral("none"), QStringLiteral("nat")})},
+         {QStringLiteral("start"),
+          booleanSchema(QStringLiteral("Start it at once; default true."))}},
         {QStringLiteral("name")});
     tool.outputSchema = stateOutputSchema();
     tool.prepare = [](const QJsonObject& json) -> Expected<ActionRequest> {
@@ -291,7 +306,8 @@ McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
                            arguments.integer(QStringLiteral("disk_gib"), 4, 1, 4096)})
             if (!check)
                 return check.error();
-        if (auto network = arguments.choice(QStringLiteral("network"), {QStringLiteral("none"), QStringLiteral("nat")},
+        if (auto network = arguments.choice(QStringLiteral("network"),
+                                            {QStringLiteral("none"), QStringLiteral("nat")},
                                             QStringLiteral("none"));
             !network)
             return network.error();
@@ -305,10 +321,13 @@ McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
     tool.run = [sandboxes](const McpCall& call) {
         const Arguments arguments(call.arguments);
         WorkspaceSettings settings;
-        settings.memoryMiB = arguments.integer(QStringLiteral("memory_mib"), 512, 128, 65536).value();
+        settings.memoryMiB =
+            arguments.integer(QStringLiteral("memory_mib"), 512, 128, 65536).value();
         settings.vcpus = arguments.integer(QStringLiteral("vcpus"), 1, 1, 64).value();
         settings.diskGiB = arguments.integer(QStringLiteral("disk_gib"), 4, 1, 4096).value();
-        parseWorkspaceNetwork(arguments.string(QStringLiteral("network"), QStringLiteral("none")).value(), &settings.network);
+        parseWorkspaceNetwork(
+            arguments.string(QStringLiteral("network"), QStringLiteral("none")).value(),
+            &settings.network);
         auto created = Workspace::create(sandboxes->connection(), call.request.sandbox, settings);
         if (!created)
             return McpToolResult::failure(created.error().message);
@@ -337,18 +356,29 @@ McpTool execTool(std::shared_ptr<McpSandboxes> sandboxes)
     tool.kind = ActionKind::Exec;
     tool.inputSchema = objectSchema(
         {{QStringLiteral("workspace"), workspaceProperty()},
-         {QStringLiteral("argv"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
-                                              {QStringLiteral("items"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}},
-                                              {QStringLiteral("minItems"), 1},
-                                              {QStringLiteral("description"), QStringLiteral("Program and arguments. Give argv or command.")}}},
-         {QStringLiteral("command"), stringSchema(QStringLiteral("A sh command line. Give argv or command."))},
-         {QStringLiteral("cwd"), stringSchema(QStringLiteral("Working folder in the guest; default /root."))},
-         {QStringLiteral("timeout"), integerSchema(QStringLiteral("Seconds before the command is killed; default 60, 0 = none."), 0, kMaxTimeoutSeconds)},
-         {QStringLiteral("env"), QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
-                                             {QStringLiteral("additionalProperties"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}},
-                                             {QStringLiteral("description"), QStringLiteral("Environment variables for this command.")}}}},
+         {QStringLiteral("argv"),
+          QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
+                      {QStringLiteral("items"),
+                       QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}},
+                      {QStringLiteral("minItems"), 1},
+                      {QStringLiteral("description"),
+                       QStringLiteral("Program and arguments. Give argv or command.")}}},
+         {QStringLiteral("command"),
+          stringSchema(QStringLiteral("A sh command line. Give argv or command."))},
+         {QStringLiteral("cwd"),
+          stringSchema(QStringLiteral("Working folder in the guest; default /root."))},
+         {QStringLiteral("timeout"),
+          integerSchema(
+              QStringLiteral("Seconds before the command is killed; default 60, 0 = none."), 0,
+              kMaxTimeoutSeconds)},
+         {QStringLiteral("env"),
+          QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+                      {QStringLiteral("additionalProperties"),
+                       QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}},
+                      {QStringLiteral("description"),
+                       QStringLiteral("Environment variables for this command.")}}}},
         {QStringLiteral("workspace")});
-    tool.outputSchema = commandOutputSchema();
+    tool.outputSchema = McpCommandOutput::schema();
     tool.prepare = [](const QJsonObject& json) -> Expected<ActionRequest> {
         const Arguments arguments(json);
         auto request = workspaceRequest(arguments, ActionKind::Exec);
@@ -378,7 +408,8 @@ McpTool execTool(std::shared_ptr<McpSandboxes> sandboxes)
         if (!cwd)
             return cwd.error();
         request->workdir = cwd.value();
-        if (auto timeout = arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds); !timeout)
+        if (auto timeout = arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds);
+            !timeout)
             return timeout.error();
         const QJsonValue env = json.value(QLatin1String("env"));
         if (!env.isUndefined() && !env.isObject())
@@ -401,32 +432,45 @@ McpTool execTool(std::shared_ptr<McpSandboxes> sandboxes)
         // The variables the approver saw (ActionRequest::environment), not the raw arguments.
         WorkspaceEnvironment env;
         for (const QString& variable : call.request.environment)
-            env.set(variable.section(QLatin1Char('='), 0, 0), variable.section(QLatin1Char('='), 1), false);
+            env.set(variable.section(QLatin1Char('='), 0, 0), variable.section(QLatin1Char('='), 1),
+                    false);
         WorkspaceCommandOptions options;
         // The log row shows the variables before the command, as the policy matched it.
         options.command = commandWithEnvironment(call.request);
         options.workdir = call.request.workdir;
-        options.shellCommand = env.exportLines() + workspaceShellCommand(call.request.command, call.request.workdir);
-        const int seconds = arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds).value();
+        options.shellCommand =
+            env.exportLines() + workspaceShellCommand(call.request.command, call.request.workdir);
+        const int seconds =
+            arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds).value();
         options.timeout = std::chrono::seconds(seconds);
         options.readyDeadline = sandboxes->readyDeadline();
         options.actor = call.request.actor;
-        QByteArray out;
-        QByteArray err;
+        // The client's cancel kills the command's process group, as the timeout does.
+        options.cancel = call.cancel;
+        McpCommandOutput output;
         options.onOutput = [&](OutputStream stream, QByteArrayView bytes) {
-            (stream == OutputStream::Stdout ? out : err).append(bytes);
+            output.add(stream, bytes);
             call.log->output(stream, bytes);
         };
         const WorkspaceCommandResult command = runWorkspaceCommand(*workspace.value(), options);
+        if (command.status.cancelled || (!command.error.isEmpty() && call.cancel && *call.cancel)) {
+            auto cancelled =
+                McpToolResult::failure(QStringLiteral("cancelled"), Outcome::Cancelled);
+            cancelled.end.exitStatus = command.status.exitStatus;
+            cancelled.end.signal = command.status.signal;
+            return cancelled;
+        }
         if (!command.error.isEmpty())
             return McpToolResult::failure(command.error);
         McpToolResult result;
-        result.structured = commandOutput(out, err, command.status, command.wallMs);
+        result.structured = output.structured(command.status, command.wallMs, call.log->id());
+        result.structuredOnly = {QStringLiteral("stdout"), QStringLiteral("stderr")};
         result.end = LoggedAction::endOf(Expected<ExecStatus>(command.status));
         if (command.limit) {
-            result.error = command.status.timedOut
-                               ? QStringLiteral("timed out after %1 s: the command was killed").arg(seconds)
-                               : command.limitNote;
+            result.error =
+                command.status.timedOut
+                    ? QStringLiteral("timed out after %1 s: the command was killed").arg(seconds)
+                    : command.limitNote;
             result.end.error = result.error;
         }
         return result;
@@ -442,9 +486,12 @@ McpTool lifecycleTool(std::shared_ptr<McpSandboxes> sandboxes, const QString& na
     tool.title = name.left(1).toUpper() + name.mid(1) + QStringLiteral(" a workspace");
     tool.description = description;
     tool.kind = kind;
-    tool.inputSchema = objectSchema({{QStringLiteral("workspace"), workspaceProperty()}}, {QStringLiteral("workspace")});
+    tool.inputSchema = objectSchema({{QStringLiteral("workspace"), workspaceProperty()}},
+                                    {QStringLiteral("workspace")});
     tool.outputSchema = stateOutputSchema();
-    tool.prepare = [kind](const QJsonObject& json) { return workspaceRequest(Arguments(json), kind); };
+    tool.prepare = [kind](const QJsonObject& json) {
+        return workspaceRequest(Arguments(json), kind);
+    };
     tool.run = [sandboxes, action](const McpCall& call) {
         auto workspace = sandboxes->workspace(call.request.sandbox);
         if (!workspace)
@@ -452,8 +499,9 @@ McpTool lifecycleTool(std::shared_ptr<McpSandboxes> sandboxes, const QString& na
         if (auto done = (workspace.value().get()->*action)(); !done)
             return McpToolResult::failure(done.error().message);
         McpToolResult result;
-        result.structured = {{QStringLiteral("workspace"), workspace.value()->name()},
-                             {QStringLiteral("state"), workspaceStateName(workspace.value()->state())}};
+        result.structured = {
+            {QStringLiteral("workspace"), workspace.value()->name()},
+            {QStringLiteral("state"), workspaceStateName(workspace.value()->state())}};
         return result;
     };
     return tool;
@@ -495,8 +543,8 @@ McpTool checkpointTool(std::shared_ptr<McpSandboxes> sandboxes)
         auto workspace = sandboxes->workspace(call.request.sandbox);
         if (!workspace)
             return McpToolResult::failure(workspace.error().message);
-        auto info = workspace.value()->checkpoint(call.request.command,
-                                                  call.arguments.value(QLatin1String("note")).toString());
+        auto info = workspace.value()->checkpoint(
+            call.request.command, call.arguments.value(QLatin1String("note")).toString());
         if (!info)
             return McpToolResult::failure(info.error().message);
         McpToolResult result;
@@ -539,12 +587,13 @@ std::chrono::steady_clock::time_point McpSandboxes::readyDeadline() const
 
 QList<McpTool> workbenchTools(std::shared_ptr<McpSandboxes> sandboxes)
 {
-    QList<McpTool> tools{runCodeTool(sandboxes), listWorkspacesTool(sandboxes), createWorkspaceTool(sandboxes),
-                         execTool(sandboxes)};
+    QList<McpTool> tools{runCodeTool(sandboxes), listWorkspacesTool(sandboxes),
+                         createWorkspaceTool(sandboxes), execTool(sandboxes)};
     tools += mcpFileTools(sandboxes);
     tools += QList<McpTool>{
         lifecycleTool(sandboxes, QStringLiteral("pause"), ActionKind::Pause,
-                      QStringLiteral("Pauses a running workspace: its vCPUs stop, memory stays."), &Workspace::pause),
+                      QStringLiteral("Pauses a running workspace: its vCPUs stop, memory stays."),
+                      &Workspace::pause),
         lifecycleTool(sandboxes, QStringLiteral("resume"), ActionKind::Resume,
                       QStringLiteral("Resumes a paused workspace."), &Workspace::resume),
         checkpointTool(sandboxes)};

@@ -116,7 +116,8 @@ AgentsPane::AgentsPane(McpServer* server, McpHttpTransport* transport, QByteArra
     connect(m_disconnect, &QPushButton::clicked, this, [this] {
         const auto selected = m_clients->selectedItems();
         if (!selected.isEmpty())
-            m_server->closeSession(m_clients->item(selected.first()->row(), 3)->data(Qt::UserRole).toString());
+            m_server->closeSession(m_clients->item(selected.first()->row(), 3)->data(Qt::UserRole).toString(),
+                                   tr("disconnected from the Agents pane"));
     });
 
     // The settings scroll in a short dock; the splitter shares the height with the client table.

@@ -3,7 +3,9 @@
 // policy allows everything but commands containing "forbidden", so the denied path is the real
 // PolicyGate's. One workspace, made through create_workspace, serves every case; the last case
 // asks a person for its exec calls through the core API (the window's gate, queue and pause in
-// this process) to see the workspace paused while a call waits.
+// this process) to see the workspace paused while a call waits. Then: calls cancelled by the
+// client (its AbortSignal) or by its going away (killed) over both transports, the output cap
+// of a reply, and file paths resolved in the guest (symlinks, `..`) before the policy sees them.
 
 #include "ApprovalPause.h"
 #include "ApprovalQueue.h"
@@ -16,8 +18,6 @@
 #include "TestEnvironment.h"
 #include "Workspace.h"
 #include "WorkspaceDomains.h"
-
-#include <libvirt/libvirt.h>
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -33,6 +33,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <libvirt/libvirt.h>
 
 namespace {
 
@@ -43,6 +44,14 @@ const char kPolicy[] = R"({"version": 1, "default": [
   {"pattern": "*", "decision": "allow"}
 ]})";
 
+/// Writes are allowed in /root only; everything else is allowed.
+// Not a raw string: moc would read the "/*" in it as the start of a comment.
+const char kRootWritesPolicy[] =
+    "{\"version\": 1, \"default\": ["
+    "{\"kinds\": [\"file-write\"], \"pattern\": \"/root/*\", \"decision\": \"allow\"},"
+    "{\"kinds\": [\"file-write\"], \"decision\": \"deny\"},"
+    "{\"decision\": \"allow\"}]}";
+
 QJsonObject structured(const QJsonObject& result)
 {
     return result.value(QLatin1String("structuredContent")).toObject();
@@ -50,7 +59,12 @@ QJsonObject structured(const QJsonObject& result)
 
 QString text(const QJsonObject& result)
 {
-    return result.value(QLatin1String("content")).toArray().at(0).toObject().value(QLatin1String("text")).toString();
+    return result.value(QLatin1String("content"))
+        .toArray()
+        .at(0)
+        .toObject()
+        .value(QLatin1String("text"))
+        .toString();
 }
 
 QJsonObject call(const QString& tool, const QJsonObject& arguments)
@@ -71,9 +85,10 @@ QJsonObject listedWorkspace(const QJsonObject& result, const QString& name)
 /// default) in `state`.
 QJsonObject workspaceEntry(const QString& state)
 {
-    return {{QStringLiteral("name"), kWorkspace}, {QStringLiteral("state"), state},
-            {QStringLiteral("memory_mib"), 256},  {QStringLiteral("vcpus"), 1},
-            {QStringLiteral("disk_gib"), 4},      {QStringLiteral("network"), QStringLiteral("none")}};
+    return {
+        {QStringLiteral("name"), kWorkspace}, {QStringLiteral("state"), state},
+        {QStringLiteral("memory_mib"), 256},  {QStringLiteral("vcpus"), 1},
+        {QStringLiteral("disk_gib"), 4},      {QStringLiteral("network"), QStringLiteral("none")}};
 }
 
 /// list_files' entries in `result` by name. "modified" (the guest's clock) is dropped when it
@@ -83,7 +98,8 @@ QMap<QString, QJsonObject> listedFiles(const QJsonObject& result)
     QMap<QString, QJsonObject> entries;
     for (const QJsonValue& value : structured(result).value(QLatin1String("entries")).toArray()) {
         QJsonObject entry = value.toObject();
-        if (QDateTime::fromString(entry.value(QLatin1String("modified")).toString(), Qt::ISODate).isValid())
+        if (QDateTime::fromString(entry.value(QLatin1String("modified")).toString(), Qt::ISODate)
+                .isValid())
             entry.remove(QStringLiteral("modified"));
         entries.insert(entry.value(QLatin1String("name")).toString(), entry);
     }
@@ -93,7 +109,9 @@ QMap<QString, QJsonObject> listedFiles(const QJsonObject& result)
 /// A list_files entry as listedFiles() keeps it.
 QJsonObject fileEntry(const QString& name, const QString& type, qint64 size, const QString& mode)
 {
-    return {{QStringLiteral("name"), name}, {QStringLiteral("type"), type}, {QStringLiteral("size"), size},
+    return {{QStringLiteral("name"), name},
+            {QStringLiteral("type"), type},
+            {QStringLiteral("size"), size},
             {QStringLiteral("mode"), mode}};
 }
 
@@ -108,8 +126,69 @@ class TestMcp : public QObject
     quint16 m_port = 0;
     QByteArray m_token;
     std::unique_ptr<sbw::HypervisorConnection> m_connection;
+    std::unique_ptr<sbw::Workspace> m_guest;
+    std::shared_ptr<sbw::CommandLog> m_log;
 
     QString policyPath() const { return m_data.filePath(QStringLiteral("policy.json")); }
+    QString rootWritesPolicyPath() const
+    {
+        return m_data.filePath(QStringLiteral("root-writes.json"));
+    }
+
+    /// Runs `shell` in the test's workspace through a session of this process; returns its
+    /// exit status (-1 when it could not run) and stdout.
+    std::pair<int, QByteArray> guest(const QByteArray& shell)
+    {
+        if (!m_guest) {
+            auto opened = sbw::Workspace::open(*m_connection, kWorkspace);
+            if (!opened)
+                return {-1, opened.error().message.toUtf8()};
+            m_guest = std::move(opened.value());
+        }
+        QByteArray out;
+        sbw::ExecRequest request;
+        request.command = shell;
+        request.timeout = std::chrono::seconds(60);
+        request.onStdout = [&out](QByteArrayView bytes) { out.append(bytes); };
+        auto status =
+            m_guest->exec(request, std::chrono::steady_clock::now() + std::chrono::seconds(120));
+        return {status ? status->exitStatus.value_or(-1) : -1, out};
+    }
+
+    /// Whether a `sleep 60` runs in the guest (the bracket keeps pgrep from matching its shell).
+    bool guestSleeps() { return guest("pgrep -f 'sleep [6]0'").first == 0; }
+
+    sbw::CommandLog& log()
+    {
+        if (!m_log)
+            m_log = sbw::CommandLog::open(
+                        m_data.filePath(QStringLiteral("sandbox-workbench/command-log.sqlite")))
+                        .value();
+        return *m_log;
+    }
+
+    /// The newest agent row whose command is `command`, once it ended (none within 60 s: empty).
+    std::optional<sbw::ActionRecord> endedRow(const QString& command)
+    {
+        std::optional<sbw::ActionRecord> found;
+        (void)QTest::qWaitFor(
+            [&] {
+                sbw::LogFilter filter;
+                filter.actor = sbw::Actor::Kind::Agent;
+                const auto rows = log().rows(filter);
+                if (!rows)
+                    return false;
+                for (const sbw::ActionRecord& row : rows.value())
+                    if (row.command == command) {
+                        if (row.outcome != sbw::Outcome::Running)
+                            found = row;
+                        return found.has_value();
+                    }
+                return false;
+            },
+            60000);
+        return found;
+    }
 
     /// Runs the SDK client with `config` plus `steps`; returns its JSON lines after the first
     /// (the server's info), one per step.
@@ -118,8 +197,9 @@ class TestMcp : public QObject
         config.insert(QStringLiteral("steps"), steps);
         QProcess node;
         node.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        node.start(QStringLiteral("node"), {QStringLiteral(SBW_MCP_CLIENT_DIR "/client.mjs"),
-                                             QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact))});
+        node.start(QStringLiteral("node"),
+                   {QStringLiteral(SBW_MCP_CLIENT_DIR "/client.mjs"),
+                    QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact))});
         if (!node.waitForFinished(900000) || node.exitCode() != 0) {
             qWarning("client failed: %s", node.readAllStandardOutput().constData());
             return {};
@@ -144,7 +224,8 @@ class TestMcp : public QObject
     {
         return {{QStringLiteral("transport"), QStringLiteral("stdio")},
                 {QStringLiteral("command"), QStringLiteral(SBW_CLI_PATH)},
-                {QStringLiteral("args"), QJsonArray{QStringLiteral("mcp"), QStringLiteral("--policy"), policyPath()}}};
+                {QStringLiteral("args"),
+                 QJsonArray{QStringLiteral("mcp"), QStringLiteral("--policy"), policyPath()}}};
     }
 
     /// Status of a POST of an initialize request to the HTTP endpoint with `headers`.
@@ -156,7 +237,9 @@ class TestMcp : public QObject
         for (const auto& [name, value] : headers)
             request.setRawHeader(name, value);
         QNetworkReply* reply = network.post(
-            request, QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}})"));
+            request,
+            QByteArray(
+                R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}})"));
         (void)QTest::qWaitFor([reply] { return reply->isFinished(); }, 10000);
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         delete reply;
@@ -172,24 +255,32 @@ class TestMcp : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        QVERIFY2(QFile::exists(QStringLiteral(SBW_MCP_CLIENT_DIR "/node_modules/@modelcontextprotocol/sdk/package.json")),
-                 "the MCP SDK is not installed: run `npm ci --prefix tests/mcp` (packaging/setup.sh does)");
+        QVERIFY2(QFile::exists(QStringLiteral(
+                     SBW_MCP_CLIENT_DIR "/node_modules/@modelcontextprotocol/sdk/package.json")),
+                 "the MCP SDK is not installed: run `npm ci --prefix tests/mcp` "
+                 "(packaging/setup.sh does)");
         // Own key, records, log, token and policy; the images stay in the shared cache.
         qputenv("XDG_DATA_HOME", m_data.path().toUtf8());
         QFile policy(policyPath());
         QVERIFY(policy.open(QIODevice::WriteOnly));
         policy.write(kPolicy);
         policy.close();
+        QFile rootWrites(rootWritesPolicyPath());
+        QVERIFY(rootWrites.open(QIODevice::WriteOnly));
+        rootWrites.write(kRootWritesPolicy);
+        rootWrites.close();
         m_connection = std::make_unique<sbw::HypervisorConnection>(sbw::test::guestUri());
         QVERIFY(m_connection->ensureOpen().ok());
         removeWorkspace();
 
-        m_serve.start(QStringLiteral(SBW_CLI_PATH), {QStringLiteral("serve"), QStringLiteral("--port"), QStringLiteral("0"),
-                                                     QStringLiteral("--policy"), policyPath()});
+        m_serve.start(QStringLiteral(SBW_CLI_PATH),
+                      {QStringLiteral("serve"), QStringLiteral("--port"), QStringLiteral("0"),
+                       QStringLiteral("--policy"), policyPath()});
         QVERIFY(m_serve.waitForStarted());
         const QRegularExpression listening(QStringLiteral("http://127.0.0.1:(\\d+)/mcp"));
         QByteArray err;
-        QTRY_VERIFY_WITH_TIMEOUT((err += m_serve.readAllStandardError(), listening.match(QString::fromUtf8(err)).hasMatch()),
+        QTRY_VERIFY_WITH_TIMEOUT((err += m_serve.readAllStandardError(),
+                                  listening.match(QString::fromUtf8(err)).hasMatch()),
                                  10000);
         m_port = quint16(listening.match(QString::fromUtf8(err)).captured(1).toUInt());
         QFile token(m_data.filePath(QStringLiteral("sandbox-workbench/mcp-token")));
@@ -200,6 +291,7 @@ private Q_SLOTS:
 
     void cleanupTestCase()
     {
+        m_guest.reset();
         m_serve.terminate();
         m_serve.waitForFinished(10000);
         if (m_connection)
@@ -222,51 +314,70 @@ private Q_SLOTS:
             http(),
             {QJsonObject{{QStringLiteral("list"), true}},
              call(QStringLiteral("list_workspaces"), {}),
-             call(QStringLiteral("create_workspace"), {{QStringLiteral("name"), kWorkspace}, {QStringLiteral("memory_mib"), 256}}),
-             call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
-                                          {QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"),
-                                                                              QStringLiteral("echo out; echo err >&2; exit 3")}}}),
-             call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
-                                          {QStringLiteral("command"), QStringLiteral("pwd; echo \"$GREETING\"")},
-                                          {QStringLiteral("cwd"), QStringLiteral("/tmp")},
-                                          {QStringLiteral("env"), QJsonObject{{QStringLiteral("GREETING"), QStringLiteral("hi there")}}}}),
-             call(QStringLiteral("write_file"), {{QStringLiteral("workspace"), kWorkspace},
-                                                {QStringLiteral("path"), QStringLiteral("/root/note.txt")},
-                                                {QStringLiteral("content"), QString::fromUtf8(content)}}),
-             call(QStringLiteral("read_file"), {{QStringLiteral("workspace"), kWorkspace},
-                                               {QStringLiteral("path"), QStringLiteral("/root/note.txt")}}),
+             call(QStringLiteral("create_workspace"),
+                  {{QStringLiteral("name"), kWorkspace}, {QStringLiteral("memory_mib"), 256}}),
+             call(QStringLiteral("exec"),
+                  {{QStringLiteral("workspace"), kWorkspace},
+                   {QStringLiteral("argv"),
+                    QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"),
+                               QStringLiteral("echo out; echo err >&2; exit 3")}}}),
+             call(QStringLiteral("exec"),
+                  {{QStringLiteral("workspace"), kWorkspace},
+                   {QStringLiteral("command"), QStringLiteral("pwd; echo \"$GREETING\"")},
+                   {QStringLiteral("cwd"), QStringLiteral("/tmp")},
+                   {QStringLiteral("env"),
+                    QJsonObject{{QStringLiteral("GREETING"), QStringLiteral("hi there")}}}}),
+             call(QStringLiteral("write_file"),
+                  {{QStringLiteral("workspace"), kWorkspace},
+                   {QStringLiteral("path"), QStringLiteral("/root/note.txt")},
+                   {QStringLiteral("content"), QString::fromUtf8(content)}}),
+             call(QStringLiteral("read_file"),
+                  {{QStringLiteral("workspace"), kWorkspace},
+                   {QStringLiteral("path"), QStringLiteral("/root/note.txt")}}),
              call(QStringLiteral("list_files"), {{QStringLiteral("workspace"), kWorkspace}}),
+             call(QStringLiteral("exec"),
+                  {{QStringLiteral("workspace"), kWorkspace},
+                   {QStringLiteral("command"),
+                    QStringLiteral("mkdir -p listing/sub && printf 12345 > listing/five.txt && "
+                                   ": > listing/empty && ln -s five.txt listing/link")}}),
+             call(QStringLiteral("list_files"),
+                  {{QStringLiteral("workspace"), kWorkspace},
+                   {QStringLiteral("path"), QStringLiteral("/root/listing")}}),
+             call(QStringLiteral("exec"),
+                  {{QStringLiteral("workspace"), kWorkspace},
+                   {QStringLiteral("command"), QStringLiteral("echo forbidden")}}),
+             call(QStringLiteral("exec"),
+                  {{QStringLiteral("workspace"), QStringLiteral("no-such-ws")},
+                   {QStringLiteral("command"), QStringLiteral("true")}}),
              call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
-                                          {QStringLiteral("command"), QStringLiteral("mkdir -p listing/sub && printf 12345 > listing/five.txt && "
-                                                                                     ": > listing/empty && ln -s five.txt listing/link")}}),
-             call(QStringLiteral("list_files"), {{QStringLiteral("workspace"), kWorkspace}, {QStringLiteral("path"), QStringLiteral("/root/listing")}}),
-             call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
-                                          {QStringLiteral("command"), QStringLiteral("echo forbidden")}}),
-             call(QStringLiteral("exec"), {{QStringLiteral("workspace"), QStringLiteral("no-such-ws")},
-                                          {QStringLiteral("command"), QStringLiteral("true")}}),
-             call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
-                                          {QStringLiteral("command"), QStringLiteral("sleep 30")},
-                                          {QStringLiteral("timeout"), 1}}),
+                                           {QStringLiteral("command"), QStringLiteral("sleep 30")},
+                                           {QStringLiteral("timeout"), 1}}),
              call(QStringLiteral("list_workspaces"), {})});
         QCOMPARE(results.size(), 14);
 
         QCOMPARE(results[0].value(QLatin1String("tools")).toArray(),
-                 QJsonArray::fromStringList({"run_code", "list_workspaces", "create_workspace", "exec", "read_file",
-                                             "write_file", "list_files", "pause", "resume", "checkpoint"}));
-        QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(), qPrintable(text(results[1])));
+                 QJsonArray::fromStringList({"run_code", "list_workspaces", "create_workspace",
+                                             "exec", "read_file", "write_file", "list_files",
+                                             "pause", "resume", "checkpoint"}));
+        QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(),
+                 qPrintable(text(results[1])));
         QCOMPARE(listedWorkspace(results[1], kWorkspace), QJsonObject());
-        QVERIFY2(!results[2].value(QLatin1String("isError")).toBool(), qPrintable(text(results[2])));
+        QVERIFY2(!results[2].value(QLatin1String("isError")).toBool(),
+                 qPrintable(text(results[2])));
         // create_workspace returns once the domain boots; the guest agent is not up yet.
         QCOMPARE(structured(results[2]),
-                 (QJsonObject{{QStringLiteral("workspace"), kWorkspace}, {QStringLiteral("state"), QStringLiteral("starting")}}));
+                 (QJsonObject{{QStringLiteral("workspace"), kWorkspace},
+                              {QStringLiteral("state"), QStringLiteral("starting")}}));
 
         const QJsonObject status = structured(results[3]);
-        QVERIFY2(!results[3].value(QLatin1String("isError")).toBool(), qPrintable(text(results[3])));
+        QVERIFY2(!results[3].value(QLatin1String("isError")).toBool(),
+                 qPrintable(text(results[3])));
         QCOMPARE(status.value(QLatin1String("stdout")).toString(), QStringLiteral("out\n"));
         QCOMPARE(status.value(QLatin1String("stderr")).toString(), QStringLiteral("err\n"));
         QCOMPARE(status.value(QLatin1String("exit_status")).toInt(), 3);
         QVERIFY(status.value(QLatin1String("signal")).isNull());
-        QCOMPARE(structured(results[4]).value(QLatin1String("stdout")).toString(), QStringLiteral("/tmp\nhi there\n"));
+        QCOMPARE(structured(results[4]).value(QLatin1String("stdout")).toString(),
+                 QStringLiteral("/tmp\nhi there\n"));
 
         QCOMPARE(structured(results[5]).value(QLatin1String("size")).toInt(), content.size());
         const QJsonObject read = structured(results[6]);
@@ -274,19 +385,31 @@ private Q_SLOTS:
         QCOMPARE(read.value(QLatin1String("content")).toString().toUtf8(), content);
 
         // list_files: /root by default, then a folder with one entry of each kind.
-        QVERIFY2(!results[7].value(QLatin1String("isError")).toBool(), qPrintable(text(results[7])));
-        QCOMPARE(structured(results[7]).value(QLatin1String("path")).toString(), QStringLiteral("/root"));
+        QVERIFY2(!results[7].value(QLatin1String("isError")).toBool(),
+                 qPrintable(text(results[7])));
+        QCOMPARE(structured(results[7]).value(QLatin1String("path")).toString(),
+                 QStringLiteral("/root"));
         const QMap<QString, QJsonObject> root = listedFiles(results[7]);
-        QCOMPARE(root.value(QStringLiteral("note.txt")), fileEntry(QStringLiteral("note.txt"), QStringLiteral("file"), content.size(), QStringLiteral("0644")));
+        QCOMPARE(root.value(QStringLiteral("note.txt")),
+                 fileEntry(QStringLiteral("note.txt"), QStringLiteral("file"), content.size(),
+                           QStringLiteral("0644")));
         QCOMPARE(structured(results[8]).value(QLatin1String("exit_status")).toInt(), 0);
-        QVERIFY2(!results[9].value(QLatin1String("isError")).toBool(), qPrintable(text(results[9])));
-        QCOMPARE(structured(results[9]).value(QLatin1String("path")).toString(), QStringLiteral("/root/listing"));
+        QVERIFY2(!results[9].value(QLatin1String("isError")).toBool(),
+                 qPrintable(text(results[9])));
+        QCOMPARE(structured(results[9]).value(QLatin1String("path")).toString(),
+                 QStringLiteral("/root/listing"));
         QMap<QString, QJsonObject> listing = listedFiles(results[9]);
         QCOMPARE(listing.keys(), QStringList({"empty", "five.txt", "link", "sub"}));
-        QCOMPARE(listing[QStringLiteral("empty")], fileEntry(QStringLiteral("empty"), QStringLiteral("file"), 0, QStringLiteral("0644")));
-        QCOMPARE(listing[QStringLiteral("five.txt")], fileEntry(QStringLiteral("five.txt"), QStringLiteral("file"), 5, QStringLiteral("0644")));
+        QCOMPARE(
+            listing[QStringLiteral("empty")],
+            fileEntry(QStringLiteral("empty"), QStringLiteral("file"), 0, QStringLiteral("0644")));
+        QCOMPARE(listing[QStringLiteral("five.txt")],
+                 fileEntry(QStringLiteral("five.txt"), QStringLiteral("file"), 5,
+                           QStringLiteral("0644")));
         // A symlink is listed, not followed: its size is that of its target's name.
-        QCOMPARE(listing[QStringLiteral("link")], fileEntry(QStringLiteral("link"), QStringLiteral("symlink"), 8, QStringLiteral("0777")));
+        QCOMPARE(listing[QStringLiteral("link")],
+                 fileEntry(QStringLiteral("link"), QStringLiteral("symlink"), 8,
+                           QStringLiteral("0777")));
         QJsonObject sub = listing[QStringLiteral("sub")];
         sub.remove(QStringLiteral("size")); // the file system's
         QCOMPARE(sub, (QJsonObject{{QStringLiteral("name"), QStringLiteral("sub")},
@@ -296,12 +419,15 @@ private Q_SLOTS:
         QCOMPARE(results[10].value(QLatin1String("isError")).toBool(), true);
         QCOMPARE(text(results[10]), QStringLiteral("denied: denied by policy rule 1 (exec \"*forbidden*\"): echo forbidden"));
         QCOMPARE(results[11].value(QLatin1String("isError")).toBool(), true);
-        QVERIFY2(text(results[11]).contains(QLatin1String("no-such-ws")), qPrintable(text(results[11])));
+        QVERIFY2(text(results[11]).contains(QLatin1String("no-such-ws")),
+                 qPrintable(text(results[11])));
         QCOMPARE(results[12].value(QLatin1String("isError")).toBool(), true);
         QCOMPARE(text(results[12]), QStringLiteral("timed out after 1 s: the command was killed"));
         QCOMPARE(structured(results[12]).value(QLatin1String("timed_out")).toBool(), true);
-        QVERIFY2(!results[13].value(QLatin1String("isError")).toBool(), qPrintable(text(results[13])));
-        QCOMPARE(listedWorkspace(results[13], kWorkspace), workspaceEntry(QStringLiteral("running")));
+        QVERIFY2(!results[13].value(QLatin1String("isError")).toBool(),
+                 qPrintable(text(results[13])));
+        QCOMPARE(listedWorkspace(results[13], kWorkspace),
+                 workspaceEntry(QStringLiteral("running")));
     }
 
     /// The agent sends a CSV and a binary file; the script reads them and writes out/result.txt,
@@ -328,126 +454,175 @@ shutil.copy("seed.bin", "out/seed-copy.bin")
 print(total)
 )py");
         // What the script writes: a 3 × 1 grayscale PNG of the amounts (stored, not deflated).
-        const QByteArray png = QByteArray::fromBase64(
-            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAABCAAAAAA+i0toAAAAD0lEQVR4AQEEAPv/AHhLyALKAYy9HrmEAAAAAElFTkSuQmCC");
+        const QByteArray png =
+            QByteArray::fromBase64("iVBORw0KGgoAAAANSUhEUgAAAAMAAAABCAAAAAA+"
+                                   "i0toAAAAD0lEQVR4AQEEAPv/AHhLyALKAYy9HrmEAAAAAElFTkSuQmCC");
         const QByteArray resultText = "3 rows, total 395\n";
         const QJsonArray files{
-            QJsonObject{{QStringLiteral("path"), QStringLiteral("sales.csv")}, {QStringLiteral("text"), QString::fromUtf8(sales)}},
+            QJsonObject{{QStringLiteral("path"), QStringLiteral("sales.csv")},
+                        {QStringLiteral("text"), QString::fromUtf8(sales)}},
             QJsonObject{{QStringLiteral("path"), QStringLiteral("seed.bin")},
                         {QStringLiteral("content_base64"), QString::fromLatin1(seed.toBase64())}}};
         const QList<QJsonObject> results = client(
-            http(), {QJsonObject{{QStringLiteral("list"), true}}, // so that the SDK checks the output schema
-                     call(QStringLiteral("run_code"), {{QStringLiteral("code"), script}, {QStringLiteral("files"), files}}),
-                     call(QStringLiteral("run_code"),
-                          {{QStringLiteral("code"), QStringLiteral("print(1)")},
-                           {QStringLiteral("files"), QJsonArray{QJsonObject{{QStringLiteral("path"), QStringLiteral("../x")},
-                                                                            {QStringLiteral("text"), QStringLiteral("x")}}}}})});
+            http(),
+            {QJsonObject{
+                 {QStringLiteral("list"), true}}, // so that the SDK checks the output schema
+             call(QStringLiteral("run_code"),
+                  {{QStringLiteral("code"), script}, {QStringLiteral("files"), files}}),
+             call(QStringLiteral("run_code"),
+                  {{QStringLiteral("code"), QStringLiteral("print(1)")},
+                   {QStringLiteral("files"),
+                    QJsonArray{QJsonObject{{QStringLiteral("path"), QStringLiteral("../x")},
+                                           {QStringLiteral("text"), QStringLiteral("x")}}}}})});
         QCOMPARE(results.size(), 3);
         const QJsonObject run = results[1];
-        QVERIFY2(!run.value(QLatin1String("isError")).toBool() && !run.contains(QLatin1String("error")),
+        QVERIFY2(!run.value(QLatin1String("isError")).toBool() &&
+                     !run.contains(QLatin1String("error")),
                  QJsonDocument(run).toJson().constData());
-        QCOMPARE(structured(run).value(QLatin1String("stdout")).toString(), QStringLiteral("395\n"));
+        QCOMPARE(structured(run).value(QLatin1String("stdout")).toString(),
+                 QStringLiteral("395\n"));
         QCOMPARE(structured(run).value(QLatin1String("exit_status")).toInt(), 0);
         QCOMPARE(structured(run).value(QLatin1String("artifacts_note")).toString(), QString());
 
         // Each artifact's URI names the run's microVM, so that resources/read finds it later.
         const QJsonArray artifacts = structured(run).value(QLatin1String("artifacts")).toArray();
         QCOMPARE(artifacts.size(), 3);
-        const QRegularExpression uriPattern(QStringLiteral("^sbw://runs/(sbw-run-\\d{8}-\\d{6}-[0-9a-f]{4})/out/plot\\.png$"));
-        const QString runName = uriPattern.match(artifacts[0].toObject().value(QLatin1String("uri")).toString()).captured(1);
-        QVERIFY2(!runName.isEmpty(), qPrintable(artifacts[0].toObject().value(QLatin1String("uri")).toString()));
-        const auto uri = [&](const QString& path) { return QStringLiteral("sbw://runs/%1/%2").arg(runName, path); };
-        const auto entry = [&](const QString& path, const QByteArray& bytes, const QString& mime) {
-            return QJsonObject{{QStringLiteral("path"), path},
-                               {QStringLiteral("size_bytes"), bytes.size()},
-                               {QStringLiteral("sha256"),
-                                QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex())},
-                               {QStringLiteral("mime_type"), mime},
-                               {QStringLiteral("inline"), true},
-                               {QStringLiteral("uri"), uri(path)}};
+        const QRegularExpression uriPattern(
+            QStringLiteral("^sbw://runs/(sbw-run-\\d{8}-\\d{6}-[0-9a-f]{4})/out/plot\\.png$"));
+        const QString runName =
+            uriPattern.match(artifacts[0].toObject().value(QLatin1String("uri")).toString())
+                .captured(1);
+        QVERIFY2(!runName.isEmpty(),
+                 qPrintable(artifacts[0].toObject().value(QLatin1String("uri")).toString()));
+        const auto uri = [&](const QString& path) {
+            return QStringLiteral("sbw://runs/%1/%2").arg(runName, path);
         };
-        QCOMPARE(artifacts[0].toObject(), entry(QStringLiteral("out/plot.png"), png, QStringLiteral("image/png")));
-        QCOMPARE(artifacts[1].toObject(), entry(QStringLiteral("out/result.txt"), resultText, QStringLiteral("text/plain")));
-        QCOMPARE(artifacts[2].toObject(),
-                 entry(QStringLiteral("out/seed-copy.bin"), seed, QStringLiteral("application/octet-stream")));
+        const auto entry = [&](const QString& path, const QByteArray& bytes, const QString& mime) {
+            return QJsonObject{
+                {QStringLiteral("path"), path},
+                {QStringLiteral("size_bytes"), bytes.size()},
+                {QStringLiteral("sha256"),
+                 QString::fromLatin1(
+                     QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex())},
+                {QStringLiteral("mime_type"), mime},
+                {QStringLiteral("inline"), true},
+                {QStringLiteral("uri"), uri(path)}};
+        };
+        QCOMPARE(artifacts[0].toObject(),
+                 entry(QStringLiteral("out/plot.png"), png, QStringLiteral("image/png")));
+        QCOMPARE(artifacts[1].toObject(),
+                 entry(QStringLiteral("out/result.txt"), resultText, QStringLiteral("text/plain")));
+        QCOMPARE(artifacts[2].toObject(), entry(QStringLiteral("out/seed-copy.bin"), seed,
+                                                QStringLiteral("application/octet-stream")));
 
         // The text block with the structured JSON, then one block per artifact in the same order.
         const QJsonArray content = run.value(QLatin1String("content")).toArray();
         QCOMPARE(content.size(), 4);
-        QCOMPARE(content[0].toObject().value(QLatin1String("type")).toString(), QStringLiteral("text"));
+        QCOMPARE(content[0].toObject().value(QLatin1String("type")).toString(),
+                 QStringLiteral("text"));
         const QJsonObject image = content[1].toObject();
         QCOMPARE(image.value(QLatin1String("type")).toString(), QStringLiteral("image"));
         QCOMPARE(image.value(QLatin1String("mimeType")).toString(), QStringLiteral("image/png"));
-        QCOMPARE(QByteArray::fromBase64(image.value(QLatin1String("data")).toString().toLatin1()), png);
-        QCOMPARE(content[2].toObject().value(QLatin1String("type")).toString(), QStringLiteral("resource"));
-        const QJsonObject textFile = content[2].toObject().value(QLatin1String("resource")).toObject();
-        QCOMPARE(textFile.value(QLatin1String("uri")).toString(), uri(QStringLiteral("out/result.txt")));
-        QCOMPARE(textFile.value(QLatin1String("mimeType")).toString(), QStringLiteral("text/plain"));
+        QCOMPARE(QByteArray::fromBase64(image.value(QLatin1String("data")).toString().toLatin1()),
+                 png);
+        QCOMPARE(content[2].toObject().value(QLatin1String("type")).toString(),
+                 QStringLiteral("resource"));
+        const QJsonObject textFile =
+            content[2].toObject().value(QLatin1String("resource")).toObject();
+        QCOMPARE(textFile.value(QLatin1String("uri")).toString(),
+                 uri(QStringLiteral("out/result.txt")));
+        QCOMPARE(textFile.value(QLatin1String("mimeType")).toString(),
+                 QStringLiteral("text/plain"));
         QCOMPARE(textFile.value(QLatin1String("text")).toString().toUtf8(), resultText);
         const QJsonObject blob = content[3].toObject().value(QLatin1String("resource")).toObject();
-        QCOMPARE(blob.value(QLatin1String("uri")).toString(), uri(QStringLiteral("out/seed-copy.bin")));
-        QCOMPARE(QByteArray::fromBase64(blob.value(QLatin1String("blob")).toString().toLatin1()), seed);
+        QCOMPARE(blob.value(QLatin1String("uri")).toString(),
+                 uri(QStringLiteral("out/seed-copy.bin")));
+        QCOMPARE(QByteArray::fromBase64(blob.value(QLatin1String("blob")).toString().toLatin1()),
+                 seed);
 
         QCOMPARE(results[2].value(QLatin1String("isError")).toBool(), true);
-        QCOMPARE(text(results[2]), QStringLiteral("bad arguments: input file ../x must be a plain file name (no folders, no . or ..)"));
+        QCOMPARE(text(results[2]), QStringLiteral("bad arguments: input file ../x must be a plain "
+                                                  "file name (no folders, no . or ..)"));
 
         // Another client of the same server lists the run's files and reads them back.
-        const QList<QJsonObject> resources = client(
-            http(), {QJsonObject{{QStringLiteral("resources"), true}},
-                     QJsonObject{{QStringLiteral("read"), uri(QStringLiteral("out/result.txt"))}},
-                     QJsonObject{{QStringLiteral("read"), uri(QStringLiteral("out/seed-copy.bin"))}},
-                     QJsonObject{{QStringLiteral("read"), QStringLiteral("sbw://runs/sbw-run-none/out/x")}}});
+        const QList<QJsonObject> resources =
+            client(http(),
+                   {QJsonObject{{QStringLiteral("resources"), true}},
+                    QJsonObject{{QStringLiteral("read"), uri(QStringLiteral("out/result.txt"))}},
+                    QJsonObject{{QStringLiteral("read"), uri(QStringLiteral("out/seed-copy.bin"))}},
+                    QJsonObject{{QStringLiteral("read"),
+                                 QStringLiteral("sbw://runs/sbw-run-none/out/x")}}});
         QCOMPARE(resources.size(), 4);
         const QJsonArray listed = resources[0].value(QLatin1String("resources")).toArray();
         QCOMPARE(listed.size(), 3);
         QCOMPARE(listed[1].toObject(),
                  (QJsonObject{{QStringLiteral("uri"), uri(QStringLiteral("out/result.txt"))},
                               {QStringLiteral("name"), QStringLiteral("out/result.txt")},
-                              {QStringLiteral("description"), QStringLiteral("written by run_code in the microVM ") + runName},
+                              {QStringLiteral("description"),
+                               QStringLiteral("written by run_code in the microVM ") + runName},
                               {QStringLiteral("mimeType"), QStringLiteral("text/plain")},
                               {QStringLiteral("size"), resultText.size()}}));
-        QCOMPARE(resources[1].value(QLatin1String("contents")).toArray(),
-                 (QJsonArray{QJsonObject{{QStringLiteral("uri"), uri(QStringLiteral("out/result.txt"))},
-                                         {QStringLiteral("mimeType"), QStringLiteral("text/plain")},
-                                         {QStringLiteral("text"), QString::fromUtf8(resultText)}}}));
-        const QJsonObject seedBack = resources[2].value(QLatin1String("contents")).toArray().at(0).toObject();
-        QCOMPARE(QByteArray::fromBase64(seedBack.value(QLatin1String("blob")).toString().toLatin1()), seed);
+        QCOMPARE(
+            resources[1].value(QLatin1String("contents")).toArray(),
+            (QJsonArray{QJsonObject{{QStringLiteral("uri"), uri(QStringLiteral("out/result.txt"))},
+                                    {QStringLiteral("mimeType"), QStringLiteral("text/plain")},
+                                    {QStringLiteral("text"), QString::fromUtf8(resultText)}}}));
+        const QJsonObject seedBack =
+            resources[2].value(QLatin1String("contents")).toArray().at(0).toObject();
+        QCOMPARE(
+            QByteArray::fromBase64(seedBack.value(QLatin1String("blob")).toString().toLatin1()),
+            seed);
         QCOMPARE(resources[3].value(QLatin1String("code")).toInt(), -32002);
-        QVERIFY2(resources[3].value(QLatin1String("error")).toString().contains(QLatin1String("Resource not found")),
+        QVERIFY2(resources[3]
+                     .value(QLatin1String("error"))
+                     .toString()
+                     .contains(QLatin1String("Resource not found")),
                  qPrintable(resources[3].value(QLatin1String("error")).toString()));
     }
 
     void stdioRunsCodeAndExec()
     {
         const QList<QJsonObject> results = client(
-            stdio(), {QJsonObject{{QStringLiteral("list"), true}},
-                      call(QStringLiteral("run_code"), {{QStringLiteral("language"), QStringLiteral("python")},
-                                                        {QStringLiteral("code"), QStringLiteral("print(6*7)")}}),
-                      call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
-                                                   {QStringLiteral("argv"), QJsonArray{QStringLiteral("cat"), QStringLiteral("/root/note.txt")}}}),
-                      call(QStringLiteral("pause"), {{QStringLiteral("workspace"), kWorkspace}}),
-                      call(QStringLiteral("list_workspaces"), {}),
-                      call(QStringLiteral("resume"), {{QStringLiteral("workspace"), kWorkspace}}),
-                      call(QStringLiteral("checkpoint"), {{QStringLiteral("workspace"), kWorkspace},
-                                                         {QStringLiteral("name"), QStringLiteral("c1")}}),
-                      call(QStringLiteral("exec"), {{QStringLiteral("workspace"), kWorkspace},
-                                                   {QStringLiteral("argv"), QJsonArray{QStringLiteral("echo"), QStringLiteral("forbidden")}}})});
+            stdio(),
+            {QJsonObject{{QStringLiteral("list"), true}},
+             call(QStringLiteral("run_code"),
+                  {{QStringLiteral("language"), QStringLiteral("python")},
+                   {QStringLiteral("code"), QStringLiteral("print(6*7)")}}),
+             call(QStringLiteral("exec"),
+                  {{QStringLiteral("workspace"), kWorkspace},
+                   {QStringLiteral("argv"),
+                    QJsonArray{QStringLiteral("cat"), QStringLiteral("/root/note.txt")}}}),
+             call(QStringLiteral("pause"), {{QStringLiteral("workspace"), kWorkspace}}),
+             call(QStringLiteral("list_workspaces"), {}),
+             call(QStringLiteral("resume"), {{QStringLiteral("workspace"), kWorkspace}}),
+             call(QStringLiteral("checkpoint"), {{QStringLiteral("workspace"), kWorkspace},
+                                                 {QStringLiteral("name"), QStringLiteral("c1")}}),
+             call(QStringLiteral("exec"),
+                  {{QStringLiteral("workspace"), kWorkspace},
+                   {QStringLiteral("argv"),
+                    QJsonArray{QStringLiteral("echo"), QStringLiteral("forbidden")}}})});
         QCOMPARE(results.size(), 8);
         QCOMPARE(results[0].value(QLatin1String("tools")).toArray().size(), 10);
-        QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(), qPrintable(text(results[1])));
-        QCOMPARE(structured(results[1]).value(QLatin1String("stdout")).toString(), QStringLiteral("42\n"));
+        QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(),
+                 qPrintable(text(results[1])));
+        QCOMPARE(structured(results[1]).value(QLatin1String("stdout")).toString(),
+                 QStringLiteral("42\n"));
         QCOMPARE(structured(results[2]).value(QLatin1String("stdout")).toString(),
                  QStringLiteral("héllo\n\tbytes \x01 as written\n"));
         QCOMPARE(structured(results[3]),
-                 (QJsonObject{{QStringLiteral("workspace"), kWorkspace}, {QStringLiteral("state"), QStringLiteral("paused")}}));
+                 (QJsonObject{{QStringLiteral("workspace"), kWorkspace},
+                              {QStringLiteral("state"), QStringLiteral("paused")}}));
         QCOMPARE(listedWorkspace(results[4], kWorkspace), workspaceEntry(QStringLiteral("paused")));
         QCOMPARE(structured(results[5]),
-                 (QJsonObject{{QStringLiteral("workspace"), kWorkspace}, {QStringLiteral("state"), QStringLiteral("running")}}));
-        QVERIFY2(!results[6].value(QLatin1String("isError")).toBool(), qPrintable(text(results[6])));
+                 (QJsonObject{{QStringLiteral("workspace"), kWorkspace},
+                              {QStringLiteral("state"), QStringLiteral("running")}}));
+        QVERIFY2(!results[6].value(QLatin1String("isError")).toBool(),
+                 qPrintable(text(results[6])));
         const QJsonObject checkpoint = structured(results[6]);
         QCOMPARE(checkpoint.value(QLatin1String("workspace")).toString(), kWorkspace);
         QCOMPARE(checkpoint.value(QLatin1String("checkpoint")).toString(), QStringLiteral("c1"));
-        const QDateTime created = QDateTime::fromString(checkpoint.value(QLatin1String("created")).toString(), Qt::ISODate);
+        const QDateTime created = QDateTime::fromString(
+            checkpoint.value(QLatin1String("created")).toString(), Qt::ISODate);
         QVERIFY2(created.isValid() && qAbs(created.secsTo(QDateTime::currentDateTimeUtc())) < 600,
                  qPrintable(checkpoint.value(QLatin1String("created")).toString()));
         QCOMPARE(text(results[7]), QStringLiteral("denied: denied by policy rule 1 (exec \"*forbidden*\"): echo forbidden"));
@@ -455,7 +630,8 @@ print(total)
 
     void everyCallIsALogRow()
     {
-        auto log = sbw::CommandLog::open(m_data.filePath(QStringLiteral("sandbox-workbench/command-log.sqlite")));
+        auto log = sbw::CommandLog::open(
+            m_data.filePath(QStringLiteral("sandbox-workbench/command-log.sqlite")));
         QVERIFY(log.ok());
         sbw::LogFilter filter;
         filter.actor = sbw::Actor::Kind::Agent;
@@ -471,14 +647,15 @@ print(total)
             QCOMPARE(row.actor.display(), QStringLiteral("agent (sbw-test-client)"));
             // Oldest first: "create mcp-test", "list /root", ...
             const QString summary = sbw::actionKindName(row.kind) + QLatin1Char(' ') +
-                                    (row.command.isEmpty() ? row.sandbox : row.command) + QLatin1Char(' ') +
-                                    sbw::outcomeName(row.outcome);
+                                    (row.command.isEmpty() ? row.sandbox : row.command) +
+                                    QLatin1Char(' ') + sbw::outcomeName(row.outcome);
             if (row.kind == sbw::ActionKind::Create || row.kind == sbw::ActionKind::Pause ||
                 row.kind == sbw::ActionKind::Resume || row.kind == sbw::ActionKind::Checkpoint)
                 lifecycle.prepend(summary);
             if (row.kind == sbw::ActionKind::List)
                 listings.prepend(summary);
-            if (row.kind == sbw::ActionKind::Exec && row.command.contains(QLatin1String("GREETING"))) {
+            if (row.kind == sbw::ActionKind::Exec &&
+                row.command.contains(QLatin1String("GREETING"))) {
                 ++withVariables; // the variables it set come first, as the policy matched them
                 QCOMPARE(row.command, QStringLiteral("GREETING=hi there pwd; echo \"$GREETING\""));
             }
@@ -492,7 +669,8 @@ print(total)
                 QCOMPARE(row.stdoutBytes, 3);
             } else if (row.kind == sbw::ActionKind::Run && row.outcome == sbw::Outcome::Succeeded) {
                 ++runsWithFiles;
-                QVERIFY2(row.command.endsWith(QLatin1String("print(total)\n# input files: sales.csv, seed.bin")),
+                QVERIFY2(row.command.endsWith(
+                             QLatin1String("print(total)\n# input files: sales.csv, seed.bin")),
                          qPrintable(row.command));
                 QCOMPARE(row.stdoutBytes, 4);
                 QCOMPARE(sbw::artifactsIn(row.artifactsDir).size(), 3);
@@ -501,12 +679,243 @@ print(total)
         QCOMPARE(lifecycle, QStringList({"create mcp-test succeeded", "pause mcp-test succeeded",
                                          "resume mcp-test succeeded", "checkpoint c1 succeeded"}));
         // list_workspaces has neither workspace nor command; list_files logs the folder.
-        QCOMPARE(listings, QStringList({"list  succeeded", "list /root succeeded", "list /root/listing succeeded",
-                                        "list  succeeded", "list  succeeded"}));
+        QCOMPARE(listings, QStringList({"list  succeeded", "list /root succeeded",
+                                        "list /root/listing succeeded", "list  succeeded",
+                                        "list  succeeded"}));
         QCOMPARE(denied, 2);
         QCOMPARE(runs, 1);
         QCOMPARE(runsWithFiles, 1);
         QCOMPARE(withVariables, 1);
+    }
+
+    /// An exec of `sleep 60` that the client cancels (its AbortSignal: the SDK sends
+    /// notifications/cancelled) or abandons (the client is killed: stdin ends, or the HTTP
+    /// connection drops) once it runs in the guest: the guest process is killed, the client gets
+    /// no result, and the row says cancelled and by whom.
+    void cancelledExecStopsInTheGuest_data()
+    {
+        QTest::addColumn<QString>("transport");
+        QTest::addColumn<bool>("kill");
+        QTest::addColumn<QString>("error");
+        const QString cancelled = QStringLiteral(
+            "cancelled by the client (agent sbw-test-client): the test cancelled it");
+        QTest::newRow("http-cancelled") << "http" << false << cancelled;
+        QTest::newRow("stdio-cancelled") << "stdio" << false << cancelled;
+        QTest::newRow("http-killed")
+            << "http" << true
+            << "cancelled: the client (agent sbw-test-client) went away: its HTTP connection "
+               "closed before the answer";
+        QTest::newRow("stdio-killed") << "stdio" << true
+                                      << "cancelled: the client (agent sbw-test-client) went away: "
+                                         "it closed its input (stdin)";
+    }
+
+    void cancelledExecStopsInTheGuest()
+    {
+        QFETCH(QString, transport);
+        QFETCH(bool, kill);
+        QFETCH(QString, error);
+        QVERIFY(!guestSleeps());
+        const QString tag = QString::fromLatin1(QTest::currentDataTag());
+        QTemporaryDir dir;
+        const QString go = dir.filePath(QStringLiteral("go"));
+        QJsonObject step = call(
+            QStringLiteral("exec"),
+            {{QStringLiteral("workspace"), kWorkspace},
+             {QStringLiteral("argv"), QJsonArray{QStringLiteral("sleep"), QStringLiteral("60")}},
+             {QStringLiteral("env"), QJsonObject{{QStringLiteral("CASE"), tag}}}});
+        step.insert(kill ? QStringLiteral("hang") : QStringLiteral("cancelWhen"),
+                    kill ? QJsonValue(true) : QJsonValue(go));
+        QJsonObject config = transport == QLatin1String("http") ? http() : stdio();
+        config.insert(QStringLiteral("steps"), QJsonArray{step});
+        QProcess node;
+        node.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        node.start(QStringLiteral("node"),
+                   {QStringLiteral(SBW_MCP_CLIENT_DIR "/client.mjs"),
+                    QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact))});
+        QTRY_VERIFY_WITH_TIMEOUT(guestSleeps(), 120000);
+        QElapsedTimer clock;
+        clock.start();
+        if (kill) {
+            node.kill();
+        } else {
+            QFile file(go);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(!guestSleeps(), 20000);
+        qInfo("%s: the guest's sleep was gone %lld ms after the cancel", qPrintable(tag),
+              clock.elapsed());
+        QTRY_COMPARE_WITH_TIMEOUT(node.state(), QProcess::NotRunning, 30000); // killed, or done
+        if (!kill) {
+            const QList<QByteArray> lines = node.readAllStandardOutput().trimmed().split('\n');
+            QCOMPARE(lines.size(), 2); // the server's info, the step
+            const QJsonObject outcome = QJsonDocument::fromJson(lines.last()).object();
+            QVERIFY2(outcome.contains(QLatin1String("cancelled")), lines.last().constData());
+            QCOMPARE(outcome.value(QLatin1String("late")).toInt(), 0); // no result for it, 2 s on
+        }
+        const auto row = endedRow(QStringLiteral("CASE=%1 sleep 60").arg(tag));
+        QVERIFY(row);
+        QCOMPARE(row->outcome, sbw::Outcome::Cancelled);
+        QCOMPARE(row->error, error);
+        QVERIFY2(row->durationMs < 60000, qPrintable(QString::number(row->durationMs)));
+    }
+
+    /// The names of the libvirt domains of ephemeral runs (sbw-run-…), running or not.
+    QStringList runDomains()
+    {
+        virDomainPtr* domains = nullptr;
+        const int count = virConnectListAllDomains(m_connection->handle(), &domains, 0);
+        QStringList names;
+        for (int i = 0; i < count; ++i) {
+            const QString name = QString::fromUtf8(virDomainGetName(domains[i]));
+            if (name.startsWith(QLatin1String("sbw-run-")))
+                names << name;
+            virDomainFree(domains[i]);
+        }
+        free(domains);
+        return names;
+    }
+
+    /// A run_code call cancelled by the client while it runs: its microVM is destroyed, the
+    /// client gets no result, the row says cancelled and by whom.
+    void cancelledRunDestroysItsMicroVm()
+    {
+        const QStringList before = runDomains();
+        QTemporaryDir dir;
+        const QString go = dir.filePath(QStringLiteral("go"));
+        QJsonObject step = call(
+            QStringLiteral("run_code"),
+            {{QStringLiteral("code"),
+              QStringLiteral("import time\nprint('cancel me', flush=True)\ntime.sleep(60)\n")}});
+        step.insert(QStringLiteral("cancelWhen"), go);
+        QJsonObject config = http();
+        config.insert(QStringLiteral("steps"), QJsonArray{step});
+        QProcess node;
+        node.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        node.start(QStringLiteral("node"),
+                   {QStringLiteral(SBW_MCP_CLIENT_DIR "/client.mjs"),
+                    QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact))});
+        QTRY_VERIFY_WITH_TIMEOUT(runDomains().size() > before.size(), 60000);
+        QTest::qWait(3000); // booting or running: either way the run stops
+        QFile file(go);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QVERIFY(node.waitForFinished(60000));
+        QTRY_COMPARE_WITH_TIMEOUT(runDomains(), before, 30000);
+        const QList<QByteArray> lines = node.readAllStandardOutput().trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        const QJsonObject outcome = QJsonDocument::fromJson(lines.last()).object();
+        QVERIFY2(outcome.contains(QLatin1String("cancelled")), lines.last().constData());
+        QCOMPARE(outcome.value(QLatin1String("late")).toInt(), 0);
+        const auto row = endedRow(
+            QStringLiteral("import time\nprint('cancel me', flush=True)\ntime.sleep(60)\n"));
+        QVERIFY(row);
+        QCOMPARE(row->kind, sbw::ActionKind::Run);
+        QCOMPARE(row->outcome, sbw::Outcome::Cancelled);
+        QCOMPARE(row->error,
+                 QStringLiteral(
+                     "cancelled by the client (agent sbw-test-client): the test cancelled it"));
+        QVERIFY2(row->durationMs < 60000, qPrintable(QString::number(row->durationMs)));
+    }
+
+    /// An output bigger than a reply's cap (1 MiB a stream): the reply holds 1 MiB of it once
+    /// (structuredContent; the text block points there), with a note naming the cap and the
+    /// row; the row and `sbw log --output` have all of it.
+    void bigOutputIsCappedOnce()
+    {
+        const qint64 size = 3000000;
+        const QList<QJsonObject> results = client(
+            http(), {QJsonObject{{QStringLiteral("list"), true}},
+                     call(QStringLiteral("exec"),
+                          {{QStringLiteral("workspace"), kWorkspace},
+                           {QStringLiteral("command"),
+                            QStringLiteral("head -c %1 /dev/zero | tr '\\0' a; echo done >&2")
+                                .arg(size)}})});
+        QCOMPARE(results.size(), 2);
+        const QJsonObject result = results[1];
+        QVERIFY2(!result.value(QLatin1String("isError")).toBool(), qPrintable(text(result)));
+        const QJsonObject out = structured(result);
+        QCOMPARE(out.value(QLatin1String("stdout")).toString(), QString(1 << 20, QLatin1Char('a')));
+        QCOMPARE(out.value(QLatin1String("stdout_bytes")).toInteger(), size);
+        QCOMPARE(out.value(QLatin1String("stderr")).toString(), QStringLiteral("done\n"));
+        const QRegularExpression note(
+            QStringLiteral("^stdout has 3000000 bytes; this reply holds its first 1048576 \\(the "
+                           "cap is 1048576 bytes a stream\\); the "
+                           "whole of it is in row (\\d+) of the command log: sbw log --output "
+                           "(\\d+) --stream stdout$"));
+        const auto match = note.match(out.value(QLatin1String("output_note")).toString());
+        QVERIFY2(match.hasMatch(), qPrintable(out.value(QLatin1String("output_note")).toString()));
+        QCOMPARE(match.captured(1), match.captured(2));
+        QVERIFY2(!text(result).contains(QLatin1String("aaaa")) && text(result).size() < 2048,
+                 qPrintable(text(result).left(2048)));
+        const qint64 replySize = QJsonDocument(result).toJson(QJsonDocument::Compact).size();
+        qInfo("reply of a %lld-byte stdout: %lld bytes", size, replySize);
+        QVERIFY2(replySize < (1 << 20) + 4096, qPrintable(QString::number(replySize)));
+
+        const qint64 id = match.captured(1).toLongLong();
+        const auto whole = log().output(id, sbw::OutputStream::Stdout);
+        QVERIFY(whole.ok());
+        QCOMPARE(whole->size(), size);
+        QProcess cli;
+        cli.start(QStringLiteral(SBW_CLI_PATH),
+                  {QStringLiteral("log"), QStringLiteral("--output"), QString::number(id),
+                   QStringLiteral("--stream"), QStringLiteral("stdout")});
+        QVERIFY(cli.waitForFinished(30000));
+        QCOMPARE(cli.exitCode(), 0);
+        QCOMPARE(cli.readAllStandardOutput(), QByteArray(size, 'a'));
+    }
+
+    /// File paths are resolved in the guest before the policy sees them: with /root/link → /etc,
+    /// write_file /root/link/x is a write of /etc/x, which "allow /root/*" does not allow; `.`,
+    /// `..` and repeated slashes are normalised; the row shows the resolved path.
+    void filePathsAreResolvedInTheGuest()
+    {
+        QCOMPARE(
+            guest("rm -rf /root/link /root/d /root/y.txt && mkdir /root/d && ln -s /etc /root/link")
+                .first,
+            0);
+        QJsonObject config = stdio();
+        config.insert(
+            QStringLiteral("args"),
+            QJsonArray{QStringLiteral("mcp"), QStringLiteral("--policy"), rootWritesPolicyPath()});
+        const auto write = [](const QString& path) {
+            return call(QStringLiteral("write_file"),
+                        {{QStringLiteral("workspace"), kWorkspace},
+                         {QStringLiteral("path"), path},
+                         {QStringLiteral("content"), QStringLiteral("x\n")}});
+        };
+        const QList<QJsonObject> results = client(
+            config,
+            {write(QStringLiteral("/root/link/x")), write(QStringLiteral("/root/d/.././/y.txt")),
+             call(QStringLiteral("read_file"),
+                  {{QStringLiteral("workspace"), kWorkspace},
+                   {QStringLiteral("path"), QStringLiteral("/root/link/hostname")}}),
+             call(QStringLiteral("list_files"),
+                  {{QStringLiteral("workspace"), kWorkspace},
+                   {QStringLiteral("path"), QStringLiteral("/root/link/../root/d/")}})});
+        QCOMPARE(results.size(), 4);
+        QCOMPARE(results[0].value(QLatin1String("isError")).toBool(), true);
+        QVERIFY2(text(results[0]).startsWith(QLatin1String("denied: ")),
+                 qPrintable(text(results[0])));
+        QCOMPARE(guest("test -e /etc/x").first, 1);
+        QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(),
+                 qPrintable(text(results[1])));
+        QCOMPARE(structured(results[1]).value(QLatin1String("path")).toString(),
+                 QStringLiteral("/root/y.txt"));
+        QCOMPARE(guest("cat /root/y.txt"), (std::pair<int, QByteArray>(0, "x\n")));
+        QCOMPARE(structured(results[2]).value(QLatin1String("path")).toString(),
+                 QStringLiteral("/etc/hostname"));
+        // link/.. is the parent of /etc (the kernel's `..`, after the symlink), not /root.
+        QCOMPARE(structured(results[3]).value(QLatin1String("path")).toString(),
+                 QStringLiteral("/root/d"));
+
+        const auto denied = endedRow(QStringLiteral("/etc/x"));
+        QVERIFY(denied);
+        QCOMPARE(denied->kind, sbw::ActionKind::FileWrite);
+        QCOMPARE(denied->outcome, sbw::Outcome::Denied);
+        const auto written = endedRow(QStringLiteral("/root/y.txt"));
+        QVERIFY(written);
+        QCOMPARE(written->outcome, sbw::Outcome::Succeeded);
+        QVERIFY(endedRow(QStringLiteral("/etc/hostname")));
     }
 
     /// pauseWhileWaiting: the workspace's domain is paused while an asked exec waits, and runs
@@ -517,9 +926,10 @@ print(total)
     {
         auto log = sbw::CommandLog::open(m_data.filePath(QStringLiteral("approval-log.sqlite")));
         QVERIFY(log.ok());
-        auto policy = sbw::Policy::parse(R"({"version": 1, "workspaces": {"mcp-test": {"pauseWhileWaiting": true,
+        auto policy = sbw::Policy::parse(
+            R"({"version": 1, "workspaces": {"mcp-test": {"pauseWhileWaiting": true,
             "rules": [{"kinds": ["exec"], "decision": "ask"}, {"decision": "allow"}]}}})",
-                                         QStringLiteral("policy"));
+            QStringLiteral("policy"));
         QVERIFY(policy.ok());
         sbw::PolicyGate gate(policy.value(), log.value());
         sbw::ApprovalQueue queue;
@@ -527,25 +937,34 @@ print(total)
         sbw::ApprovalPause pause(m_connection.get(), log.value());
         gate.setApprovalPause(&pause);
         sbw::McpServer server(&gate, log.value());
-        for (sbw::McpTool& tool : sbw::workbenchTools(std::make_shared<sbw::McpSandboxes>(m_connection.get())))
+        for (sbw::McpTool& tool :
+             sbw::workbenchTools(std::make_shared<sbw::McpSandboxes>(m_connection.get())))
             server.addTool(std::move(tool));
         const QString session = server.openSession(QStringLiteral("stdio"));
         std::optional<QJsonObject> answer;
         const auto send = [&](const QString& method, const QJsonObject& params) {
             answer.reset();
             server.handle(session,
-                          QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), 1},
-                                      {QStringLiteral("method"), method}, {QStringLiteral("params"), params}},
-                          [&answer](const QJsonObject& reply) { answer = reply.value(QLatin1String("result")).toObject(); });
+                          QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                      {QStringLiteral("id"), 1},
+                                      {QStringLiteral("method"), method},
+                                      {QStringLiteral("params"), params}},
+                          [&answer](const QJsonObject& reply) {
+                              answer = reply.value(QLatin1String("result")).toObject();
+                          });
         };
-        send(QStringLiteral("initialize"), {{QStringLiteral("protocolVersion"), QStringLiteral("2025-06-18")},
-                                            {QStringLiteral("clientInfo"), QJsonObject{{QStringLiteral("name"), QStringLiteral("pauser")}}}});
+        send(QStringLiteral("initialize"),
+             {{QStringLiteral("protocolVersion"), QStringLiteral("2025-06-18")},
+              {QStringLiteral("clientInfo"),
+               QJsonObject{{QStringLiteral("name"), QStringLiteral("pauser")}}}});
         QVERIFY(answer);
         const auto exec = [&](const QString& shell) {
             send(QStringLiteral("tools/call"),
                  {{QStringLiteral("name"), QStringLiteral("exec")},
-                  {QStringLiteral("arguments"), QJsonObject{{QStringLiteral("workspace"), kWorkspace},
-                                                            {QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"), shell}}}}});
+                  {QStringLiteral("arguments"),
+                   QJsonObject{{QStringLiteral("workspace"), kWorkspace},
+                               {QStringLiteral("argv"),
+                                QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"), shell}}}}});
         };
         auto domain = sbw::lookupWorkspaceDomain(m_connection->handle(), kWorkspace);
         QVERIFY(domain.ok());
@@ -561,7 +980,8 @@ print(total)
         exec(QStringLiteral("echo approved; cat /proc/uptime >/dev/null"));
         QTRY_COMPARE_WITH_TIMEOUT(queue.pending().size(), 1, 5000);
         QTRY_COMPARE_WITH_TIMEOUT(domainState(), int(VIR_DOMAIN_PAUSED), 10000);
-        QVERIFY(pause.holdsPaused(kWorkspace));
+        // The pause's worker reports to the pause's thread after libvirt paused the domain.
+        QTRY_VERIFY_WITH_TIMEOUT(pause.holdsPaused(kWorkspace), 10000);
         QTest::qWait(300);
         QVERIFY(!answer);
         QCOMPARE(domainState(), int(VIR_DOMAIN_PAUSED));
@@ -569,10 +989,13 @@ print(total)
         sinceApproval.start();
         QVERIFY(queue.approve(queue.pending().at(0).id, QStringLiteral("alice")));
         QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 120000);
-        qInfo("approved exec answered %lld ms after the approval (resume and command)", sinceApproval.elapsed());
+        qInfo("approved exec answered %lld ms after the approval (resume and command)",
+              sinceApproval.elapsed());
         QCOMPARE(domainState(), int(VIR_DOMAIN_RUNNING));
-        QVERIFY2(!answer->value(QLatin1String("isError")).toBool(), QJsonDocument(*answer).toJson().constData());
-        QCOMPARE(structured(*answer).value(QLatin1String("stdout")).toString(), QStringLiteral("approved\n"));
+        QVERIFY2(!answer->value(QLatin1String("isError")).toBool(),
+                 QJsonDocument(*answer).toJson().constData());
+        QCOMPARE(structured(*answer).value(QLatin1String("stdout")).toString(),
+                 QStringLiteral("approved\n"));
         QCOMPARE(structured(*answer).value(QLatin1String("exit_status")).toInt(), 0);
         QVERIFY(!pause.holdsPaused(kWorkspace));
 
@@ -593,7 +1016,8 @@ print(total)
         QTRY_COMPARE_WITH_TIMEOUT(queue.pending().size(), 1, 5000);
         QTest::qWait(500);
         QVERIFY(!pause.holdsPaused(kWorkspace));
-        QVERIFY(queue.deny(queue.pending().at(0).id, QStringLiteral("alice"), QStringLiteral("not now")));
+        QVERIFY(queue.deny(queue.pending().at(0).id, QStringLiteral("alice"),
+                           QStringLiteral("not now")));
         QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 10000);
         QCOMPARE(text(*answer), QStringLiteral("denied: not now"));
         QTest::qWait(500);
@@ -608,10 +1032,13 @@ print(total)
         QVERIFY(rows.ok());
         QStringList story;
         for (const sbw::ActionRecord& row : rows.value()) // newest first
-            story.prepend(QStringLiteral("%1 %2 %3 %4").arg(row.actor.display(), sbw::actionKindName(row.kind), row.sandbox,
-                                                            sbw::outcomeName(row.outcome)));
-        const QString paused = QStringLiteral("workbench (approval queue) pause mcp-test succeeded");
-        const QString resumed = QStringLiteral("workbench (approval queue) resume mcp-test succeeded");
+            story.prepend(QStringLiteral("%1 %2 %3 %4")
+                              .arg(row.actor.display(), sbw::actionKindName(row.kind), row.sandbox,
+                                   sbw::outcomeName(row.outcome)));
+        const QString paused =
+            QStringLiteral("workbench (approval queue) pause mcp-test succeeded");
+        const QString resumed =
+            QStringLiteral("workbench (approval queue) resume mcp-test succeeded");
         QCOMPARE(story, QStringList({paused, resumed, paused, resumed}));
         for (const sbw::ActionRecord& row : rows.value())
             qInfo("%s took %lld ms", qPrintable(sbw::actionKindName(row.kind)), row.durationMs);
@@ -619,17 +1046,101 @@ print(total)
         execs.actor = sbw::Actor::Kind::Agent;
         const auto agentRows = log.value()->rows(execs);
         QVERIFY(agentRows.ok());
-        const auto approved = std::find_if(agentRows->cbegin(), agentRows->cend(), [](const sbw::ActionRecord& row) {
-            return row.kind == sbw::ActionKind::Exec && row.outcome == sbw::Outcome::Succeeded;
-        });
+        const auto approved =
+            std::find_if(agentRows->cbegin(), agentRows->cend(), [](const sbw::ActionRecord& row) {
+                return row.kind == sbw::ActionKind::Exec && row.outcome == sbw::Outcome::Succeeded;
+            });
         QVERIFY(approved != agentRows->cend());
         QCOMPARE(approved->approval, sbw::Approval::Approved);
         QCOMPARE(approved->approver, QStringLiteral("alice"));
-        const sbw::ActionRecord& firstResume = rows->at(2); // newest first: resume, pause, resume, pause
+        const sbw::ActionRecord& firstResume =
+            rows->at(2); // newest first: resume, pause, resume, pause
         QCOMPARE(firstResume.kind, sbw::ActionKind::Resume);
         QVERIFY2(firstResume.ended <= approved->started,
                  qPrintable(firstResume.ended.toString(Qt::ISODateWithMs) + QLatin1Char(' ') +
                             approved->started.toString(Qt::ISODateWithMs)));
+    }
+
+    /// The approver sees the resolved path; a symlink swapped in while the call waits is found
+    /// when the call runs, and the write is refused with nothing written. A call withdrawn by
+    /// its client leaves the queue.
+    void swappedSymlinkIsRefused()
+    {
+        QCOMPARE(guest("rm -rf /root/swap /etc/f && mkdir /root/swap").first, 0);
+        auto log = sbw::CommandLog::open(m_data.filePath(QStringLiteral("swap-log.sqlite")));
+        QVERIFY(log.ok());
+        auto policy = sbw::Policy::parse(
+            R"({"version": 1, "default": [{"kinds": ["file-write"], "decision": "ask"},
+            {"decision": "allow"}]})",
+            QStringLiteral("policy"));
+        QVERIFY(policy.ok());
+        sbw::PolicyGate gate(policy.value(), log.value());
+        sbw::ApprovalQueue queue;
+        gate.setApprovalQueue(&queue);
+        sbw::McpServer server(&gate, log.value());
+        for (sbw::McpTool& tool :
+             sbw::workbenchTools(std::make_shared<sbw::McpSandboxes>(m_connection.get())))
+            server.addTool(std::move(tool));
+        const QString session = server.openSession(QStringLiteral("stdio"));
+        std::optional<QJsonObject> answer;
+        const auto send = [&](int id, const QString& method, const QJsonObject& params) {
+            answer.reset();
+            server.handle(session,
+                          QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                      {QStringLiteral("id"), id},
+                                      {QStringLiteral("method"), method},
+                                      {QStringLiteral("params"), params}},
+                          [&answer](const QJsonObject& reply) {
+                              answer = reply.value(QLatin1String("result")).toObject();
+                          });
+        };
+        send(1, QStringLiteral("initialize"),
+             {{QStringLiteral("protocolVersion"), QStringLiteral("2025-06-18")},
+              {QStringLiteral("clientInfo"),
+               QJsonObject{{QStringLiteral("name"), QStringLiteral("swapper")}}}});
+        QVERIFY(answer);
+        const auto write = [&](int id, const QString& path) {
+            send(id, QStringLiteral("tools/call"),
+                 {{QStringLiteral("name"), QStringLiteral("write_file")},
+                  {QStringLiteral("arguments"),
+                   QJsonObject{{QStringLiteral("workspace"), kWorkspace},
+                               {QStringLiteral("path"), path},
+                               {QStringLiteral("content"), QStringLiteral("evil\n")}}}});
+        };
+        write(2, QStringLiteral("/root/swap/./f"));
+        QTRY_COMPARE_WITH_TIMEOUT(queue.pending().size(), 1, 60000);
+        QCOMPARE(queue.pending().at(0).request.path, QStringLiteral("/root/swap/f"));
+        QCOMPARE(guest("rmdir /root/swap && ln -s /etc /root/swap").first, 0);
+        QVERIFY(queue.approve(queue.pending().at(0).id, QStringLiteral("alice")));
+        QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 60000);
+        QCOMPARE(answer->value(QLatin1String("isError")).toBool(), true);
+        QCOMPARE(text(*answer),
+                 QStringLiteral(
+                     "refused: /root/swap/f was approved, but it now leads to /etc/f (a symlink "
+                     "changed in between); nothing was written"));
+        QCOMPARE(guest("test -e /etc/f").first, 1);
+
+        // Cancelled while it waits: out of the queue, never answered, never written.
+        write(3, QStringLiteral("/root/later"));
+        QTRY_COMPARE_WITH_TIMEOUT(queue.pending().size(), 1, 60000);
+        server.handle(
+            session,
+            QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                        {QStringLiteral("method"), QStringLiteral("notifications/cancelled")},
+                        {QStringLiteral("params"), QJsonObject{{QStringLiteral("requestId"), 3}}}},
+            [](const QJsonObject&) {});
+        QVERIFY(queue.pending().isEmpty());
+        QTest::qWait(1000);
+        QVERIFY(!answer);
+        QCOMPARE(guest("test -e /root/later").first, 1);
+        sbw::LogFilter filter;
+        filter.text = QStringLiteral("/root/later");
+        const auto rows = log.value()->rows(filter);
+        QVERIFY(rows.ok());
+        QCOMPARE(rows->size(), 1); // the policy gate's: it never ran
+        QCOMPARE(rows->at(0).outcome, sbw::Outcome::Denied);
+        QCOMPARE(rows->at(0).error, QStringLiteral("cancelled by the client (agent swapper)"));
+        QCOMPARE(guest("rm /root/swap").first, 0);
     }
 };
 
