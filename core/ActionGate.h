@@ -84,6 +84,9 @@ struct GateDecision
     QString approver;                   ///< who decided when a person did; empty for Auto
     QString reason;                     ///< why it was denied; returned to the agent as is
     std::optional<ActionRequest> edited; ///< approved after editing: run this request instead
+    /// Taken back before anyone decided (ActionWithdrawal, or the queue closing): the action
+    /// never ran and its row says cancelled, with `reason`.
+    bool withdrawn = false;
 };
 
 /// The one door every agent action passes: policy first, then (for `ask`) a person.

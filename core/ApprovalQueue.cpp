@@ -99,6 +99,7 @@ bool ApprovalQueue::withdraw(qint64 id, const QString& reason)
     GateDecision decision;
     decision.approval = Approval::Auto;
     decision.reason = reason;
+    decision.withdrawn = true;
     return finish(id, decision);
 }
 

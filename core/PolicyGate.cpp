@@ -141,7 +141,7 @@ void PolicyGate::logDenied(const ActionRequest& request, const GateDecision& dec
     start.approval = decision.approval;
     start.approver = decision.approver;
     ActionEnd end;
-    end.outcome = Outcome::Denied;
+    end.outcome = decision.withdrawn ? Outcome::Cancelled : Outcome::Denied;
     end.error = decision.reason;
     writeRow(start, end);
 }

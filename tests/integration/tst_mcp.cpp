@@ -1138,7 +1138,7 @@ print(total)
         const auto rows = log.value()->rows(filter);
         QVERIFY(rows.ok());
         QCOMPARE(rows->size(), 1); // the policy gate's: it never ran
-        QCOMPARE(rows->at(0).outcome, sbw::Outcome::Denied);
+        QCOMPARE(rows->at(0).outcome, sbw::Outcome::Cancelled);
         QCOMPARE(rows->at(0).error, QStringLiteral("cancelled by the client (agent swapper)"));
         QCOMPARE(guest("rm /root/swap").first, 0);
     }

@@ -233,6 +233,27 @@ private Q_SLOTS:
         QCOMPARE(log[0].approval, Approval::TimedOut);
     }
 
+    void withdrawnRequestIsLoggedCancelledNotDenied()
+    {
+        ApprovalQueue queue;
+        PolicyGate gate(Policy{}, m_log);
+        gate.setApprovalQueue(&queue);
+        ActionWithdrawal withdrawal;
+        ActionRequest request = agentExec(QStringLiteral("sleep 9"));
+        request.withdrawal = &withdrawal;
+        std::optional<GateDecision> decision;
+        gate.decide(request, [&](const GateDecision& d) { decision = d; });
+        QCOMPARE(queue.pending().size(), 1);
+        withdrawal.withdraw(QStringLiteral("cancelled by the client (agent test)"));
+        QVERIFY(queue.pending().isEmpty());
+        QVERIFY(decision && !decision->allowed && decision->withdrawn);
+        const QList<ActionRecord> log = rows();
+        QCOMPARE(log.size(), 1); // no approval row: nobody decided
+        QCOMPARE(log[0].command, QStringLiteral("sleep 9"));
+        QCOMPARE(log[0].outcome, Outcome::Cancelled);
+        QCOMPARE(log[0].error, QStringLiteral("cancelled by the client (agent test)"));
+    }
+
     void destroyedGateDeniesWhatWaits()
     {
         ApprovalQueue queue;
