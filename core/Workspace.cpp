@@ -325,9 +325,12 @@ bool Workspace::askPowerOff(virDomainPtr domain, Clock::time_point deadline, Sto
                 return true;
             }
             outcome.unasked = QStringLiteral("its guest agent: %1").arg(lastVirtErrorMessage());
-            // A guest that took the request before the agent's answer was lost is going down.
-            if (waitShutOff(domain, std::min(deadline, Clock::now() + std::chrono::seconds(2))))
+            // The guest's shutdown ends every process, so the agent's answer can be lost (libvirt
+            // reports the agent gone) while the guest goes down as asked.
+            if (waitShutOff(domain, std::min(deadline, Clock::now() + std::chrono::seconds(5)))) {
+                outcome.request = StopRequest::GuestAgent;
                 return true;
+            }
         }
         if (auto asked = askPowerOffOverSsh(deadline, outcome); asked) {
             outcome.request = StopRequest::Ssh;

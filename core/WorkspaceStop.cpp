@@ -5,6 +5,8 @@ namespace {
 
 QString requestText(const StopOutcome& outcome)
 {
+    if (!outcome.request && !outcome.forced)
+        return QStringLiteral("it powered off before it was asked");
     if (!outcome.request)
         return outcome.unasked.isEmpty()
                    ? QStringLiteral("it could not be asked")

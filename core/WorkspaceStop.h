@@ -20,7 +20,9 @@ enum class StopRequest
 struct StopOutcome
 {
     bool forced = false;
-    std::optional<StopRequest> request; ///< how the guest was asked; none when nothing answered
+    /// How the guest was asked; none when nothing answered in time, or when it powered off
+    /// before it was asked (then not forced).
+    std::optional<StopRequest> request;
     bool synced = false;     ///< the guest's `sync` returned 0 over SSH before it was asked
     qint64 elapsedMs = 0;    ///< from the call to the domain being off
     qint64 graceSeconds = 0; ///< the grace period given

@@ -124,6 +124,9 @@ private Q_SLOTS:
         clean.synced = false;
         QCOMPARE(clean.summary(), QStringLiteral("shut down cleanly in 3.4 s (asked through its guest agent)"));
 
+        clean.request.reset();
+        QCOMPARE(clean.summary(), QStringLiteral("shut down cleanly in 3.4 s (it powered off before it was asked)"));
+
         sbw::StopOutcome forced;
         forced.forced = true;
         forced.graceSeconds = 30;
