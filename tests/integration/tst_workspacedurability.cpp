@@ -4,7 +4,7 @@
 // before a checkpoint (the revert shows it) and every file of a chain of pause, resume,
 // hibernate, wake, checkpoint and a restart of the workbench. Every stop is graceful, says so,
 // leaves a clean root file system (no journal recovery at the next boot), and `sbw ws stop`
-// prints and logs the same outcome.
+// prints and logs the same outcome; a forced stop says that writes may be lost.
 
 #include "CommandLog.h"
 #include "HypervisorConnection.h"
@@ -252,6 +252,34 @@ private Q_SLOTS:
                             "after resume\nafter wake\nafter checkpoint\nafter the restart\n"));
         QTRY_COMPARE_WITH_TIMEOUT(m_workspace->state(), sbw::WorkspaceState::Running, 60000);
         stopGracefully(sbw::StopRequest::GuestAgent);
+    }
+
+    void forcedStopSaysSo()
+    {
+        // No grace: the guest is not asked and is pulled off at once; the CLI, its exit status
+        // and the command-log row say that writes may be lost.
+        QVERIFY(m_workspace->start().ok());
+        QCOMPARE(run(QStringLiteral("echo up")), QByteArray("up\n"));
+        m_workspace->closeSession();
+        QProcess cli;
+        cli.start(QStringLiteral(SBW_CLI_PATH),
+                  {QStringLiteral("ws"), QStringLiteral("stop"), kName, QStringLiteral("--grace"), QStringLiteral("0")});
+        QVERIFY(cli.waitForFinished(120000));
+        const QByteArray summary = "forced off after 0 s: the guest did not shut down; writes it had not "
+                                   "flushed may be lost (it could not be asked)";
+        QCOMPARE(cli.readAllStandardOutput(), QByteArray("test-durable: stopped\n"));
+        QCOMPARE(cli.readAllStandardError(), "sbw: warning: " + summary + "\n");
+        QCOMPARE(cli.exitCode(), 1);
+        auto log = sbw::CommandLog::open(sbw::CommandLog::defaultPath());
+        QVERIFY(log.ok());
+        sbw::LogFilter filter;
+        filter.sandbox = kName;
+        const auto rows = log.value()->rows(filter, 1);
+        QVERIFY(rows.ok() && rows->size() == 1);
+        QCOMPARE(rows->first().kind, sbw::ActionKind::Stop);
+        QCOMPARE(rows->first().outcome, sbw::Outcome::Failed);
+        QCOMPARE(rows->first().error, QString::fromUtf8(summary));
+        QCOMPARE(log.value()->output(rows->first().id, sbw::OutputStream::Stdout).value(), summary + "\n");
     }
 };
 
