@@ -352,8 +352,9 @@ Expected<void> Workspace::askPowerOffOverSsh(Clock::time_point deadline, StopOut
     const std::shared_ptr<Link> link = m_link;
     ExecRequest sync;
     sync.command = "exec sync";
-    sync.timeout = std::max(std::chrono::milliseconds(1000),
-                            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+    sync.timeout =
+        std::max(std::chrono::milliseconds(1000),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
     auto synced = link->session->exec(sync);
     if (!synced) {
         dropSession();

@@ -24,7 +24,8 @@ QString StopOutcome::summary() const
     if (!forced)
         return QStringLiteral("shut down cleanly in %1 s (%2)")
             .arg(QString::number(double(elapsedMs) / 1000.0, 'f', 1), requestText(*this));
-    QString text = QStringLiteral("forced off after %1 s: the guest did not shut down; ").arg(graceSeconds);
+    QString text =
+        QStringLiteral("forced off after %1 s: the guest did not shut down; ").arg(graceSeconds);
     text += synced ? QStringLiteral("writes made after its sync may be lost")
                    : QStringLiteral("writes it had not flushed may be lost");
     return text + QStringLiteral(" (%1)").arg(requestText(*this));

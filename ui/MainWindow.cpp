@@ -488,9 +488,9 @@ void MainWindow::onOperationFinished(const QString& workspace, const QString& wh
         return;
     }
     if (error.isEmpty()) {
-        statusBar()->showMessage(
-            tr("%1 of workspace '%2': %3").arg(what, workspace, notice.isEmpty() ? tr("done") : notice),
-            notice.isEmpty() ? 5000 : 15000);
+        statusBar()->showMessage(tr("%1 of workspace '%2': %3")
+                                     .arg(what, workspace, notice.isEmpty() ? tr("done") : notice),
+                                 notice.isEmpty() ? 5000 : 15000);
         return;
     }
     statusBar()->showMessage(tr("%1 of workspace '%2' failed").arg(what, workspace), 8000);

@@ -26,8 +26,9 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
                        tr("Create a persistent workspace (Ctrl+Shift+N)"));
     m_start = makeAction(tr("&Start"), QStringLiteral("media-playback-start"), {},
                          tr("Boot the workspace"));
-    m_stop = makeAction(tr("S&top"), QStringLiteral("system-shutdown"), {},
-                        tr("Shut the guest down cleanly (forced off after 30 s); its disk is kept"));
+    m_stop =
+        makeAction(tr("S&top"), QStringLiteral("system-shutdown"), {},
+                   tr("Shut the guest down cleanly (forced off after 30 s); its disk is kept"));
     m_pause = makeAction(tr("&Pause"), QStringLiteral("media-playback-pause"),
                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
                          tr("Freeze the guest in memory (Ctrl+Shift+P)"));
@@ -48,8 +49,7 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
     connect(m_new, &QAction::triggered, this, &WorkspaceActions::createWorkspace);
     connect(m_start, &QAction::triggered, this,
             [this] { run(tr("Start"), ActionKind::Start, {}, [](Workspace& w) { return w.start(); }); });
-    connect(m_stop, &QAction::triggered, this,
-            &WorkspaceActions::stopWorkspace);
+    connect(m_stop, &QAction::triggered, this, &WorkspaceActions::stopWorkspace);
     connect(m_pause, &QAction::triggered, this,
             [this] { run(tr("Pause"), ActionKind::Pause, {}, [](Workspace& w) { return w.pause(); }); });
     connect(m_resume, &QAction::triggered, this,

@@ -95,7 +95,8 @@ private:
         bool warning = false;
     };
     /// Runs `task` (which writes its own log row) for the current workspace on the thread pool.
-    void runTask(const QString& what, std::function<Report(Workspace&)> task, bool changesCheckpoints);
+    void runTask(const QString& what, std::function<Report(Workspace&)> task,
+                 bool changesCheckpoints);
     void stopWorkspace();
     void createWorkspace();
     void takeCheckpoint();

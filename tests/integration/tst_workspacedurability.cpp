@@ -142,10 +142,10 @@ private Q_SLOTS:
     {
         // A guest whose agent is not connected: its respawn loop and qemu-ga are ended, the
         // agent channel shows disconnected (state "starting"), and the stop goes over SSH.
-        QCOMPARE(run(QStringLiteral(
-                     "agent=$(pidof qemu-ga); read -r _ _ _ loop _ </proc/$agent/stat; "
-                     "kill $loop $agent")),
-                 QByteArray());
+        QCOMPARE(
+            run(QStringLiteral("agent=$(pidof qemu-ga); read -r _ _ _ loop _ </proc/$agent/stat; "
+                               "kill $loop $agent")),
+            QByteArray());
         QTRY_COMPARE_WITH_TIMEOUT(m_workspace->state(), sbw::WorkspaceState::Starting, 30000);
         write(QStringLiteral("agentless"), "no agent to ask\n");
         stopGracefully(sbw::StopRequest::Ssh);
@@ -161,7 +161,8 @@ private Q_SLOTS:
         QTest::qWait(1000);
         m_workspace->closeSession(); // the CLI takes an SSH port of its own
         QProcess cli;
-        cli.start(QStringLiteral(SBW_CLI_PATH), {QStringLiteral("ws"), QStringLiteral("stop"), kName});
+        cli.start(QStringLiteral(SBW_CLI_PATH),
+                  {QStringLiteral("ws"), QStringLiteral("stop"), kName});
         QVERIFY(cli.waitForFinished(120000));
         const QByteArray err = cli.readAllStandardError();
         QCOMPARE(cli.readAllStandardOutput(), QByteArray("test-durable: stopped\n"));
@@ -246,7 +247,8 @@ private Q_SLOTS:
         stopGracefully(sbw::StopRequest::GuestAgent);
         reopen();
         startAndCheckCleanRoot();
-        QCOMPARE(run(QStringLiteral("cd /root && cat first late hibernated checkpointed c1 c2 c3 c4 c5")),
+        QCOMPARE(run(QStringLiteral(
+                     "cd /root && cat first late hibernated checkpointed c1 c2 c3 c4 c5")),
                  QByteArray("written right after the first boot\none second before the stop\n"
                             "before the hibernate\na moment before the checkpoint\nbefore pause\n"
                             "after resume\nafter wake\nafter checkpoint\nafter the restart\n"));
@@ -263,10 +265,12 @@ private Q_SLOTS:
         m_workspace->closeSession();
         QProcess cli;
         cli.start(QStringLiteral(SBW_CLI_PATH),
-                  {QStringLiteral("ws"), QStringLiteral("stop"), kName, QStringLiteral("--grace"), QStringLiteral("0")});
+                  {QStringLiteral("ws"), QStringLiteral("stop"), kName, QStringLiteral("--grace"),
+                   QStringLiteral("0")});
         QVERIFY(cli.waitForFinished(120000));
-        const QByteArray summary = "forced off after 0 s: the guest did not shut down; writes it had not "
-                                   "flushed may be lost (it could not be asked)";
+        const QByteArray summary =
+            "forced off after 0 s: the guest did not shut down; writes it had not "
+            "flushed may be lost (it could not be asked)";
         QCOMPARE(cli.readAllStandardOutput(), QByteArray("test-durable: stopped\n"));
         QCOMPARE(cli.readAllStandardError(), "sbw: warning: " + summary + "\n");
         QCOMPARE(cli.exitCode(), 1);
@@ -279,7 +283,8 @@ private Q_SLOTS:
         QCOMPARE(rows->first().kind, sbw::ActionKind::Stop);
         QCOMPARE(rows->first().outcome, sbw::Outcome::Failed);
         QCOMPARE(rows->first().error, QString::fromUtf8(summary));
-        QCOMPARE(log.value()->output(rows->first().id, sbw::OutputStream::Stdout).value(), summary + "\n");
+        QCOMPARE(log.value()->output(rows->first().id, sbw::OutputStream::Stdout).value(),
+                 summary + "\n");
     }
 };
 

@@ -8,8 +8,9 @@ namespace {
 /// A snapshot description as virDomainSnapshotGetXMLDesc() gives it (trimmed).
 QString snapshotXml(const QString& name, const QString& parent, qint64 created)
 {
-    const QString parentXml =
-        parent.isEmpty() ? QString() : QStringLiteral("<parent><name>%1</name></parent>").arg(parent);
+    const QString parentXml = parent.isEmpty()
+                                  ? QString()
+                                  : QStringLiteral("<parent><name>%1</name></parent>").arg(parent);
     return QStringLiteral("<domainsnapshot><name>%1</name><state>running</state>%2"
                           "<creationTime>%3</creationTime><memory snapshot='internal'/>"
                           "<domain type='qemu'><name>sbw-ws-x</name></domain></domainsnapshot>")
@@ -71,15 +72,23 @@ private Q_SLOTS:
         // A, B, C on one line; revert to A, then D and E on a second line (all in one second but
         // D after C by clock in the second case). Each line is listed whole, in creation order.
         const QStringList expected{"A", "B", "C", "D", "E"};
-        QCOMPARE(timeline({{"E", "D", kSecond}, {"C", "B", kSecond}, {"D", "A", kSecond},
-                           {"B", "A", kSecond}, {"A", "", kSecond}}),
+        QCOMPARE(timeline({{"E", "D", kSecond},
+                           {"C", "B", kSecond},
+                           {"D", "A", kSecond},
+                           {"B", "A", kSecond},
+                           {"A", "", kSecond}}),
                  (QStringList{"A", "B", "C", "D", "E"}));
-        QCOMPARE(timeline({{"D", "A", kSecond + 2}, {"B", "A", kSecond + 1}, {"A", "", kSecond},
-                           {"E", "D", kSecond + 2}, {"C", "B", kSecond + 1}}),
+        QCOMPARE(timeline({{"D", "A", kSecond + 2},
+                           {"B", "A", kSecond + 1},
+                           {"A", "", kSecond},
+                           {"E", "D", kSecond + 2},
+                           {"C", "B", kSecond + 1}}),
                  expected);
         // The later branch's checkpoints come after the earlier one's even when the earlier
         // line grew later: siblings are ordered by their own creation time.
-        QCOMPARE(timeline({{"A", "", kSecond}, {"B", "A", kSecond + 1}, {"C", "A", kSecond + 2},
+        QCOMPARE(timeline({{"A", "", kSecond},
+                           {"B", "A", kSecond + 1},
+                           {"C", "A", kSecond + 2},
                            {"B2", "B", kSecond + 3}}),
                  (QStringList{"A", "B", "B2", "C"}));
     }
@@ -88,8 +97,9 @@ private Q_SLOTS:
     {
         // A deleted root leaves its children without a parent: each starts a line. A cycle
         // (never made by libvirt) still lists every checkpoint once.
-        QCOMPARE(timeline({{"Y", "gone", kSecond + 5}, {"X", "gone", kSecond}, {"X1", "X", kSecond}}),
-                 (QStringList{"X", "X1", "Y"}));
+        QCOMPARE(
+            timeline({{"Y", "gone", kSecond + 5}, {"X", "gone", kSecond}, {"X1", "X", kSecond}}),
+            (QStringList{"X", "X1", "Y"}));
         QCOMPARE(timeline({{"P", "Q", kSecond}, {"Q", "P", kSecond}}).size(), 2);
     }
 
@@ -119,28 +129,34 @@ private Q_SLOTS:
         clean.synced = true;
         clean.elapsedMs = 3449;
         clean.graceSeconds = 30;
-        QCOMPARE(clean.summary(), QStringLiteral("shut down cleanly in 3.4 s (asked over SSH after a sync)"));
+        QCOMPARE(clean.summary(),
+                 QStringLiteral("shut down cleanly in 3.4 s (asked over SSH after a sync)"));
         clean.request = sbw::StopRequest::GuestAgent;
         clean.synced = false;
-        QCOMPARE(clean.summary(), QStringLiteral("shut down cleanly in 3.4 s (asked through its guest agent)"));
+        QCOMPARE(clean.summary(),
+                 QStringLiteral("shut down cleanly in 3.4 s (asked through its guest agent)"));
 
         clean.request.reset();
-        QCOMPARE(clean.summary(), QStringLiteral("shut down cleanly in 3.4 s (it powered off before it was asked)"));
+        QCOMPARE(clean.summary(),
+                 QStringLiteral("shut down cleanly in 3.4 s (it powered off before it was asked)"));
 
         sbw::StopOutcome forced;
         forced.forced = true;
         forced.graceSeconds = 30;
         forced.elapsedMs = 30112;
         forced.request = sbw::StopRequest::GuestAgent;
-        QCOMPARE(forced.summary(),
-                 QStringLiteral("forced off after 30 s: the guest did not shut down; writes it had not "
-                                "flushed may be lost (asked through its guest agent)"));
+        QCOMPARE(
+            forced.summary(),
+            QStringLiteral("forced off after 30 s: the guest did not shut down; writes it had not "
+                           "flushed may be lost (asked through its guest agent)"));
         forced.request.reset();
-        forced.unasked = QStringLiteral("SSH: the guest of workspace 'x' did not become ready in time");
-        QCOMPARE(forced.summary(),
-                 QStringLiteral("forced off after 30 s: the guest did not shut down; writes it had not "
-                                "flushed may be lost (it could not be asked: SSH: the guest of "
-                                "workspace 'x' did not become ready in time)"));
+        forced.unasked =
+            QStringLiteral("SSH: the guest of workspace 'x' did not become ready in time");
+        QCOMPARE(
+            forced.summary(),
+            QStringLiteral("forced off after 30 s: the guest did not shut down; writes it had not "
+                           "flushed may be lost (it could not be asked: SSH: the guest of "
+                           "workspace 'x' did not become ready in time)"));
         forced.request = sbw::StopRequest::Ssh;
         forced.synced = true;
         QCOMPARE(forced.summary(),
