@@ -295,9 +295,8 @@ Expected<StopOutcome> Workspace::stop(std::chrono::seconds grace)
     const bool off = askPowerOff(dom, deadline, outcome) && waitShutOff(dom, deadline);
     dropSession();
     if (!off) {
-        qCWarning(lcVirt) << "forcing workspace" << m_record.name << "off after" << grace.count()
-                          << "s: the guest did not shut down"
-                          << (outcome.request ? QString() : outcome.unasked);
+        qCWarning(lcVirt) << "forcing workspace" << m_record.name << "off: still running after"
+                          << grace.count() << "s";
         // A destroy that fails on a domain that is off found a guest that powered off by itself
         // between the last look and now.
         if (virDomainDestroy(dom) == 0)
