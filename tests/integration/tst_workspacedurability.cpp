@@ -3,7 +3,8 @@
 // does one written a second before a stop, one written before a hibernate, one written a moment
 // before a checkpoint (the revert shows it) and every file of a chain of pause, resume,
 // hibernate, wake, checkpoint and a restart of the workbench. Every stop is graceful, says so,
-// leaves a clean root file system (no journal recovery at the next boot), and `sbw ws stop`
+// leaves a clean root file system (no journal recovery at the next boot, also with a file
+// held open for writing), and `sbw ws stop`
 // prints and logs the same outcome; a forced stop says that writes may be lost.
 
 #include "CommandLog.h"
@@ -151,6 +152,21 @@ private Q_SLOTS:
         stopGracefully(sbw::StopRequest::Ssh);
         startAndCheckCleanRoot();
         QCOMPARE(run(QStringLiteral("cat /root/agentless")), QByteArray("no agent to ask\n"));
+    }
+
+    void fileHeldOpenForWritingStillStopsClean()
+    {
+        // A program that keeps a file on / open for writing (a log, an editor) while the guest
+        // shuts down: its writes are kept and / is still left clean, since the guest's shutdown
+        // ends it before the read-only remount.
+        QTRY_COMPARE_WITH_TIMEOUT(m_workspace->state(), sbw::WorkspaceState::Running, 60000);
+        QCOMPARE(run(QStringLiteral("sh -c 'exec 3>>/root/held; echo held open >&3; "
+                                    "while :; do sleep 1; done' </dev/null >/dev/null 2>&1 &")),
+                 QByteArray());
+        QCOMPARE(run(QStringLiteral("cat /root/held")), QByteArray("held open\n"));
+        stopGracefully(sbw::StopRequest::GuestAgent);
+        startAndCheckCleanRoot();
+        QCOMPARE(run(QStringLiteral("cat /root/held")), QByteArray("held open\n"));
     }
 
     void writeOneSecondBeforeCliStopSurvives()
