@@ -62,7 +62,7 @@ enum class Outcome
 {
     Running,
     Succeeded,   ///< exit status 0, or a lifecycle action that worked
-    Failed,      ///< exit status ≠ 0 or a signal
+    Failed,      ///< exit status ≠ 0 or a signal; a stop that forced the guest off
     TimedOut,
     Cancelled,
     Denied,      ///< refused by policy or by a person; never ran

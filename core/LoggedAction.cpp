@@ -67,4 +67,21 @@ ActionEnd LoggedAction::endOf(const Expected<void>& result)
     return end;
 }
 
+void LoggedAction::finishStop(const Expected<StopOutcome>& outcome)
+{
+    ActionEnd end;
+    if (!outcome) {
+        end.outcome = Outcome::Error;
+        end.error = outcome.error().message;
+    } else {
+        const QString summary = outcome->summary();
+        output(OutputStream::Stdout, (summary + QLatin1Char('\n')).toUtf8());
+        if (outcome->forced) {
+            end.outcome = Outcome::Failed;
+            end.error = summary;
+        }
+    }
+    finish(end);
+}
+
 } // namespace sbw

@@ -2,6 +2,7 @@
 
 #include "CommandLog.h"
 #include "GuestSession.h"
+#include "WorkspaceStop.h"
 
 #include <memory>
 
@@ -33,6 +34,10 @@ public:
     static ActionEnd endOf(const Expected<ExecStatus>& status);
     /// Succeeded, or Error with the message.
     static ActionEnd endOf(const Expected<void>& result);
+    /// Completes a stop's row: its StopOutcome::summary() as the row's stdout, and Succeeded
+    /// when the guest shut down cleanly, Failed with the summary as error when it was forced
+    /// off, Error with the message when the stop failed.
+    void finishStop(const Expected<StopOutcome>& outcome);
 
 private:
     std::shared_ptr<CommandLog> m_log;

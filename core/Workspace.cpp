@@ -275,12 +275,13 @@ Expected<void> Workspace::start()
     return {};
 }
 
-Expected<void> Workspace::stop(std::chrono::seconds grace)
+Expected<StopOutcome> Workspace::stop(std::chrono::seconds grace)
 {
     std::lock_guard lock(m_mutex);
     if (auto allowed = requireState(canStop, "stop"); !allowed)
-        return allowed;
-    dropSession();
+        return allowed.error();
+    const auto started = Clock::now();
+    const auto deadline = started + grace;
     auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
     if (!domain)
         return domain.error();
@@ -289,23 +290,103 @@ Expected<void> Workspace::stop(std::chrono::seconds grace)
         return virtError(
             QStringLiteral("cannot resume workspace '%1' to shut it down").arg(m_record.name));
 
-    bool graceful = virDomainShutdownFlags(dom, VIR_DOMAIN_SHUTDOWN_GUEST_AGENT) == 0;
-    if (!graceful)
-        qCInfo(lcVirt) << "guest agent shutdown of" << m_record.name
-                       << "failed:" << lastVirtErrorMessage();
-    const auto deadline = Clock::now() + grace;
-    while (graceful && Clock::now() < deadline) {
-        int state = 0;
-        if (virDomainGetState(dom, &state, nullptr, 0) == 0 && state == VIR_DOMAIN_SHUTOFF) {
-            qCInfo(lcVirt) << "workspace" << m_record.name << "shut down";
-            return {};
+    StopOutcome outcome;
+    outcome.graceSeconds = grace.count();
+    const bool off = askPowerOff(dom, deadline, outcome) && waitShutOff(dom, deadline);
+    dropSession();
+    if (!off) {
+        qCWarning(lcVirt) << "forcing workspace" << m_record.name << "off: still running after"
+                          << grace.count() << "s";
+        // A destroy that fails on a domain that is off found a guest that powered off by itself
+        // between the last look and now.
+        if (virDomainDestroy(dom) == 0)
+            outcome.forced = true;
+        else if (virDomainIsActive(dom) == 1)
+            return virtError(QStringLiteral("cannot stop workspace '%1'").arg(m_record.name));
+    }
+    outcome.elapsedMs =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+    qCInfo(lcVirt) << "workspace" << m_record.name << ":" << outcome.summary();
+    return outcome;
+}
+
+bool Workspace::askPowerOff(virDomainPtr domain, Clock::time_point deadline, StopOutcome& outcome)
+{
+    // Right after boot the guest agent is not connected yet while SSH already answers; later
+    // every SSH port may be held by other programs while the agent answers. Each is tried in
+    // turn until one takes the request or the grace period ends.
+    while (Clock::now() < deadline) {
+        if (isShutOff(domain))
+            return true;
+        if (readWorkspaceState(domain) == WorkspaceState::Running) {
+            if (virDomainShutdownFlags(domain, VIR_DOMAIN_SHUTDOWN_GUEST_AGENT) == 0) {
+                outcome.request = StopRequest::GuestAgent;
+                return true;
+            }
+            outcome.unasked = QStringLiteral("its guest agent: %1").arg(lastVirtErrorMessage());
+            // The guest's shutdown ends every process, so the agent's answer can be lost (libvirt
+            // reports the agent gone) while the guest goes down as asked.
+            if (waitShutOff(domain, std::min(deadline, Clock::now() + std::chrono::seconds(5)))) {
+                outcome.request = StopRequest::GuestAgent;
+                return true;
+            }
         }
+        if (auto asked = askPowerOffOverSsh(deadline, outcome); asked) {
+            outcome.request = StopRequest::Ssh;
+            return true;
+        } else {
+            outcome.unasked = QStringLiteral("SSH: %1").arg(asked.error().message);
+        }
+        QThread::msleep(250);
+    }
+    return false;
+}
+
+Expected<void> Workspace::askPowerOffOverSsh(Clock::time_point deadline, StopOutcome& outcome)
+{
+    // Not longer than one SSH attempt, so that an agent that connects meanwhile is used.
+    const auto attemptDeadline = std::min(deadline, Clock::now() + kAttemptTimeout);
+    if (auto ready = ensureSession(attemptDeadline, nullptr); !ready)
+        return ready;
+    const std::shared_ptr<Link> link = m_link;
+    ExecRequest sync;
+    sync.command = "exec sync";
+    sync.timeout =
+        std::max(std::chrono::milliseconds(1000),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+    auto synced = link->session->exec(sync);
+    if (!synced) {
+        dropSession();
+        return synced.error();
+    }
+    if (synced->exitStatus != 0)
+        return makeError(QStringLiteral("sync in the guest failed"));
+    outcome.synced = true;
+    // Detached (setsid -f): the guest's shutdown freezes sshd, which would then never report
+    // this command's end. Its answer is therefore not needed; the domain's state tells.
+    ExecRequest powerOff;
+    powerOff.command = "exec setsid -f /sbin/poweroff </dev/null >/dev/null 2>&1";
+    powerOff.timeout = std::chrono::seconds(5);
+    if (auto status = link->session->exec(powerOff); status && status->exitStatus != 0)
+        return makeError(QStringLiteral("poweroff in the guest failed with status %1")
+                             .arg(status->exitStatus.value_or(-1)));
+    return {};
+}
+
+bool Workspace::isShutOff(virDomainPtr domain)
+{
+    int state = 0;
+    return virDomainGetState(domain, &state, nullptr, 0) == 0 && state == VIR_DOMAIN_SHUTOFF;
+}
+
+bool Workspace::waitShutOff(virDomainPtr domain, Clock::time_point deadline)
+{
+    while (!isShutOff(domain)) {
+        if (Clock::now() >= deadline)
+            return false;
         QThread::msleep(100);
     }
-    qCInfo(lcVirt) << "destroying workspace" << m_record.name << "after" << grace.count() << "s";
-    if (virDomainDestroy(dom) < 0 && virDomainIsActive(dom) == 1)
-        return virtError(QStringLiteral("cannot stop workspace '%1'").arg(m_record.name));
-    return {};
+    return true;
 }
 
 Expected<void> Workspace::pause()
@@ -409,7 +490,7 @@ Expected<QList<CheckpointInfo>> Workspace::checkpoints()
         virDomainSnapshotFree(snapshots[i]);
     }
     free(snapshots);
-    sortTimeline(list);
+    orderTimeline(list);
     return list;
 }
 
@@ -419,20 +500,15 @@ Expected<RevertImpact> Workspace::revertImpact(const QString& name)
     auto list = checkpoints();
     if (!list)
         return list.error();
-    RevertImpact impact;
-    bool found = false;
-    for (const CheckpointInfo& info : list.value()) {
-        if (found)
-            ++impact.laterCheckpoints;
-        if (info.name == name) {
-            found = true;
-            impact.checkpoint = name;
-            impact.checkpointCreated = info.created;
-        }
-    }
-    if (!found)
+    const auto found = std::find_if(list->cbegin(), list->cend(),
+                                    [&](const CheckpointInfo& info) { return info.name == name; });
+    if (found == list->cend())
         return makeError(
             QStringLiteral("workspace '%1' has no checkpoint '%2'").arg(m_record.name, name));
+    RevertImpact impact;
+    impact.checkpoint = name;
+    impact.checkpointCreated = found->created;
+    impact.laterCheckpoints = int(descendantCount(list.value(), name));
     impact.secondsLost =
         std::max<qint64>(0, impact.checkpointCreated.secsTo(QDateTime::currentDateTimeUtc()));
     const WorkspaceState now = state();
@@ -487,9 +563,14 @@ Expected<void> Workspace::remove()
     auto domain = lookupWorkspaceDomain(m_connection.handle(), m_record.name);
     if (!domain)
         return domain.error();
-    if (virDomainIsActive(domain->get()) == 1 && virDomainDestroy(domain->get()) < 0)
-        return virtError(
-            QStringLiteral("cannot stop workspace '%1' to delete it").arg(m_record.name));
+    // Destroyed, not shut down: the overlay with every byte the guest wrote is deleted next,
+    // so a clean shutdown would save nothing and cost up to the grace period.
+    if (virDomainIsActive(domain->get()) == 1) {
+        qCInfo(lcVirt) << "destroying workspace" << m_record.name << "to delete it";
+        if (virDomainDestroy(domain->get()) < 0)
+            return virtError(
+                QStringLiteral("cannot stop workspace '%1' to delete it").arg(m_record.name));
+    }
     const unsigned flags = VIR_DOMAIN_UNDEFINE_MANAGED_SAVE |
                            VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA |
                            VIR_DOMAIN_UNDEFINE_CHECKPOINTS_METADATA;

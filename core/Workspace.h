@@ -6,6 +6,7 @@
 #include "WorkspaceDomains.h"
 #include "WorkspaceRecord.h"
 #include "WorkspaceState.h"
+#include "WorkspaceStop.h"
 
 #include <QStringList>
 #include <atomic>
@@ -63,11 +64,14 @@ public:
 
     /// Boots a stopped or crashed workspace (virDomainCreate).
     Expected<void> start();
-    /// Asks the guest to power off through its agent (virDomainShutdownFlags with
-    /// VIR_DOMAIN_SHUTDOWN_GUEST_AGENT; a paused guest is resumed first) and destroys the
-    /// domain (virDomainDestroy) if it is still running after `grace`, or at once when the
-    /// agent does not answer. The disk is kept.
-    Expected<void> stop(std::chrono::seconds grace = std::chrono::seconds(30));
+    /// Shuts the guest down cleanly within `grace` (a paused guest is resumed first): through
+    /// its agent when connected (virDomainShutdownFlags, GUEST_AGENT), otherwise over its SSH
+    /// session (`sync`, then the guest's `poweroff`), retrying both until one takes the request
+    /// (a guest still booting has neither yet); the guest's poweroff syncs and remounts / read-
+    /// only. Only when the domain still runs at the end of `grace` is it destroyed
+    /// (virDomainDestroy) and the outcome `forced`. The disk is kept. Errors: not running,
+    /// libvirt failures (then nothing was forced).
+    Expected<StopOutcome> stop(std::chrono::seconds grace = std::chrono::seconds(30));
     /// Stops the vCPUs; memory stays in RAM (virDomainSuspend).
     Expected<void> pause();
     /// Continues the vCPUs (virDomainResume) and sets the guest clock to the host's.
@@ -82,7 +86,8 @@ public:
     /// Takes checkpoint `name` (1–64 of A–Z a–z 0–9 . _ -) with `note`: disk and memory,
     /// also of a paused workspace, which stays paused.
     Expected<CheckpointInfo> checkpoint(const QString& name, const QString& note);
-    /// All checkpoints, oldest first, the current one marked.
+    /// All checkpoints as a timeline (orderTimeline(): by the parent chain, branches whole),
+    /// the current one marked.
     Expected<QList<CheckpointInfo>> checkpoints();
     /// What revert(name) would discard, for the question before it.
     Expected<RevertImpact> revertImpact(const QString& name);
@@ -92,7 +97,8 @@ public:
     /// Deletes checkpoint `name` only; the others and the base image keep their data.
     Expected<void> deleteCheckpoint(const QString& name);
 
-    /// Destroys the domain if it runs and deletes everything of the workspace: the definition
+    /// Destroys the domain if it runs (no clean shutdown: its disk is deleted with it, so there
+    /// is nothing left to flush) and deletes everything of the workspace: the definition
     /// with its managed save and checkpoint metadata, the overlay (with the checkpoints' data)
     /// and the record. The object must not be used afterwards.
     Expected<void> remove();
@@ -132,6 +138,15 @@ private:
     /// ("start", "wake").
     Expected<void> boot(virDomainPtr domain, const char* verb);
     Expected<void> syncGuestClock();
+    /// Asks the guest to power off by the first path that answers before `deadline` (agent,
+    /// SSH), filling `outcome`'s request. True when asked or already off.
+    bool askPowerOff(virDomainPtr domain, std::chrono::steady_clock::time_point deadline,
+                     StopOutcome& outcome);
+    Expected<void> askPowerOffOverSsh(std::chrono::steady_clock::time_point deadline,
+                                      StopOutcome& outcome);
+    static bool isShutOff(virDomainPtr domain);
+    /// Polls every 100 ms until the domain is shut off (true) or `deadline` (false).
+    static bool waitShutOff(virDomainPtr domain, std::chrono::steady_clock::time_point deadline);
     Expected<void> ensureSession(std::chrono::steady_clock::time_point deadline,
                                  const std::atomic_bool* cancel);
     void dropSession();

@@ -1,5 +1,7 @@
 #include "WorkspaceCheckpoint.h"
 
+#include <QHash>
+#include <QSet>
 #include <QTimeZone>
 #include <QXmlStreamReader>
 #include <algorithm>
@@ -68,11 +70,57 @@ Expected<CheckpointInfo> checkpointFromSnapshotXml(const QString& xml)
     return info;
 }
 
-void sortTimeline(QList<CheckpointInfo>& checkpoints)
+void orderTimeline(QList<CheckpointInfo>& checkpoints)
 {
-    std::stable_sort(
-        checkpoints.begin(), checkpoints.end(),
-        [](const CheckpointInfo& a, const CheckpointInfo& b) { return a.created < b.created; });
+    auto earlier = [](const CheckpointInfo& a, const CheckpointInfo& b) {
+        return a.created != b.created ? a.created < b.created : a.name < b.name;
+    };
+    std::sort(checkpoints.begin(), checkpoints.end(), earlier);
+    QHash<QString, qsizetype> index;
+    for (qsizetype i = 0; i < checkpoints.size(); ++i)
+        index.insert(checkpoints[i].name, i);
+    // children[i]: positions of i's children, in creation order (the list is sorted).
+    QList<QList<qsizetype>> children(checkpoints.size());
+    QList<qsizetype> roots;
+    for (qsizetype i = 0; i < checkpoints.size(); ++i) {
+        const auto parent = index.constFind(checkpoints[i].parent);
+        if (parent != index.constEnd() && *parent != i)
+            children[*parent] << i;
+        else
+            roots << i;
+    }
+    QList<CheckpointInfo> ordered;
+    QList<bool> placed(checkpoints.size(), false);
+    // Depth first without recursion: a chain of thousands of checkpoints is a deep tree.
+    auto walk = [&](qsizetype root) {
+        QList<qsizetype> stack{root};
+        while (!stack.isEmpty()) {
+            const qsizetype i = stack.takeLast();
+            if (placed[i])
+                continue;
+            placed[i] = true;
+            ordered << checkpoints[i];
+            for (auto child = children[i].crbegin(); child != children[i].crend(); ++child)
+                stack << *child;
+        }
+    };
+    for (qsizetype root : roots)
+        walk(root);
+    // A parent cycle has no root; libvirt never makes one, but the list keeps every entry.
+    for (qsizetype i = 0; i < checkpoints.size(); ++i)
+        walk(i);
+    checkpoints = ordered;
+}
+
+qsizetype descendantCount(const QList<CheckpointInfo>& timeline, const QString& name)
+{
+    // The timeline puts parents before children, so one pass finds every descendant.
+    QSet<QString> line;
+    for (const CheckpointInfo& info : timeline) {
+        if (info.name == name || line.contains(info.parent))
+            line.insert(info.name);
+    }
+    return line.isEmpty() ? 0 : line.size() - 1;
 }
 
 QString RevertImpact::describe() const

@@ -27,8 +27,18 @@ struct CheckpointInfo
 /// <creationTime>, <parent><name>). `current` is left false. Errors: not XML, no name.
 Expected<CheckpointInfo> checkpointFromSnapshotXml(const QString& xml);
 
-/// The checkpoints in creation order, oldest first (a timeline).
-void sortTimeline(QList<CheckpointInfo>& checkpoints);
+/// The checkpoints as a timeline, by libvirt's snapshot parent chain (<parent><name>): every
+/// checkpoint comes after its parent. creationTime has whole seconds, so two checkpoints taken
+/// in one second are told apart by the chain alone. Branches (a revert to A, then a new
+/// checkpoint C beside A's older child B) are walked depth first: each branch whole, siblings
+/// in creation order (then by name), so the timeline reads A, B, C and C's line starts again
+/// at A. Checkpoints whose parent is gone (deleted roots re-parent their children to none)
+/// start lines of their own, in creation order.
+void orderTimeline(QList<CheckpointInfo>& checkpoints);
+
+/// How many checkpoints were taken after `name` on its line: its descendants in the parent
+/// chain, counted in a timeline from orderTimeline(). 0 when `name` is not in it.
+qsizetype descendantCount(const QList<CheckpointInfo>& timeline, const QString& name);
 
 /// What reverting to a checkpoint throws away, for a confirmation question.
 struct RevertImpact
@@ -37,7 +47,7 @@ struct RevertImpact
     QDateTime checkpointCreated; ///< UTC
     qint64 secondsLost = 0;      ///< work since the checkpoint: now − checkpointCreated
     bool guestRunning = false;   ///< the workspace runs (or is paused) now: its memory goes too
-    int laterCheckpoints = 0;    ///< checkpoints taken after it; they are kept
+    int laterCheckpoints = 0;    ///< checkpoints taken after it on its line (its descendants); kept
 
     /// "Reverting to 'A' discards every change to disk and memory made since 2026-11-29 12:50 UTC
     /// (5 min ago). 1 later checkpoint is kept." (memory mentioned only when guestRunning)

@@ -479,10 +479,18 @@ void MainWindow::showWorkspaceTab()
 }
 
 void MainWindow::onOperationFinished(const QString& workspace, const QString& what,
-                                     const QString& error)
+                                     const QString& error, const QString& notice, bool warning)
 {
+    if (error.isEmpty() && warning) {
+        statusBar()->showMessage(tr("%1 of workspace '%2': %3").arg(what, workspace, notice));
+        QMessageBox::warning(this, tr("%1 Workspace").arg(what),
+                             tr("Workspace '%1' was %2").arg(workspace, notice));
+        return;
+    }
     if (error.isEmpty()) {
-        statusBar()->showMessage(tr("%1 of workspace '%2': done").arg(what, workspace), 5000);
+        statusBar()->showMessage(tr("%1 of workspace '%2': %3")
+                                     .arg(what, workspace, notice.isEmpty() ? tr("done") : notice),
+                                 notice.isEmpty() ? 5000 : 15000);
         return;
     }
     statusBar()->showMessage(tr("%1 of workspace '%2' failed").arg(what, workspace), 8000);

@@ -104,7 +104,8 @@ private:
     void showWorkspace(const QString& name);
     void createWorkspaceTabs();
     void showWorkspaceTab();
-    void onOperationFinished(const QString& workspace, const QString& what, const QString& error);
+    void onOperationFinished(const QString& workspace, const QString& what, const QString& error,
+                             const QString& notice, bool warning);
     void saveBytes(const QByteArray& bytes, const QString& title, const QString& suggestedName);
 
     HypervisorConnection* m_connection;

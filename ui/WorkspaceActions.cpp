@@ -26,8 +26,9 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
                        tr("Create a persistent workspace (Ctrl+Shift+N)"));
     m_start = makeAction(tr("&Start"), QStringLiteral("media-playback-start"), {},
                          tr("Boot the workspace"));
-    m_stop = makeAction(tr("S&top"), QStringLiteral("system-shutdown"), {},
-                        tr("Power the guest off (forced after 30 s); its disk is kept"));
+    m_stop =
+        makeAction(tr("S&top"), QStringLiteral("system-shutdown"), {},
+                   tr("Shut the guest down cleanly (forced off after 30 s); its disk is kept"));
     m_pause = makeAction(tr("&Pause"), QStringLiteral("media-playback-pause"),
                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
                          tr("Freeze the guest in memory (Ctrl+Shift+P)"));
@@ -48,8 +49,7 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
     connect(m_new, &QAction::triggered, this, &WorkspaceActions::createWorkspace);
     connect(m_start, &QAction::triggered, this,
             [this] { run(tr("Start"), ActionKind::Start, {}, [](Workspace& w) { return w.start(); }); });
-    connect(m_stop, &QAction::triggered, this,
-            [this] { run(tr("Stop"), ActionKind::Stop, {}, [](Workspace& w) { return w.stop(); }); });
+    connect(m_stop, &QAction::triggered, this, &WorkspaceActions::stopWorkspace);
     connect(m_pause, &QAction::triggered, this,
             [this] { run(tr("Pause"), ActionKind::Pause, {}, [](Workspace& w) { return w.pause(); }); });
     connect(m_resume, &QAction::triggered, this,
@@ -111,34 +111,62 @@ void WorkspaceActions::setCommandLog(std::shared_ptr<CommandLog> log)
 void WorkspaceActions::run(const QString& what, ActionKind kind, const QString& detail,
                            std::function<Expected<void>(Workspace&)> operation, bool changesCheckpoints)
 {
+    ActionStart logged;
+    logged.sandbox = m_current;
+    logged.kind = kind;
+    logged.command = detail;
+    runTask(
+        what,
+        [operation = std::move(operation), log = m_log, logged](Workspace& workspace) {
+            LoggedAction action(log, logged);
+            auto outcome = operation(workspace);
+            action.finish(LoggedAction::endOf(outcome));
+            return Report{outcome ? QString() : outcome.error().message, {}, false};
+        },
+        changesCheckpoints);
+}
+
+void WorkspaceActions::stopWorkspace()
+{
+    ActionStart logged;
+    logged.sandbox = m_current;
+    logged.kind = ActionKind::Stop;
+    runTask(
+        tr("Stop"),
+        [log = m_log, logged](Workspace& workspace) {
+            LoggedAction action(log, logged);
+            const auto stopped = workspace.stop();
+            action.finishStop(stopped);
+            if (!stopped)
+                return Report{stopped.error().message, {}, false};
+            return Report{{}, stopped->summary(), stopped->forced};
+        },
+        false);
+}
+
+void WorkspaceActions::runTask(const QString& what, std::function<Report(Workspace&)> task,
+                               bool changesCheckpoints)
+{
     const QString name = m_current;
     const std::shared_ptr<Workspace> workspace = m_manager->workspace(name);
     if (!workspace || m_busy.contains(name))
         return;
     m_busy.insert(name);
     updateEnabled();
-    auto* watcher = new QFutureWatcher<QString>(this);
-    connect(watcher, &QFutureWatcher<QString>::finished, this,
+    auto* watcher = new QFutureWatcher<Report>(this);
+    connect(watcher, &QFutureWatcher<Report>::finished, this,
             [this, watcher, name, what, changesCheckpoints] {
-                const QString error = watcher->result();
+                const Report report = watcher->result();
                 watcher->deleteLater();
                 m_busy.remove(name);
                 m_manager->refresh();
                 updateEnabled();
                 if (changesCheckpoints)
                     Q_EMIT checkpointsChanged(name);
-                Q_EMIT operationFinished(name, what, error);
+                Q_EMIT operationFinished(name, what, report.error, report.notice, report.warning);
             });
-    ActionStart logged;
-    logged.sandbox = name;
-    logged.kind = kind;
-    logged.command = detail;
-    watcher->setFuture(QtConcurrent::run([workspace, operation = std::move(operation), log = m_log, logged] {
-        LoggedAction action(log, logged);
-        auto outcome = operation(*workspace);
-        action.finish(LoggedAction::endOf(outcome));
-        return outcome ? QString() : outcome.error().message;
-    }));
+    watcher->setFuture(
+        QtConcurrent::run([workspace, task = std::move(task)] { return task(*workspace); }));
 }
 
 void WorkspaceActions::createWorkspace()
@@ -163,7 +191,7 @@ void WorkspaceActions::create(const QString& name, const WorkspaceSettings& sett
         m_busy.remove(name);
         m_manager->refresh();
         updateEnabled();
-        Q_EMIT operationFinished(name, tr("Create"), error);
+        Q_EMIT operationFinished(name, tr("Create"), error, {}, false);
         if (error.isEmpty())
             Q_EMIT workspaceCreated(name);
     });

@@ -70,8 +70,11 @@ public Q_SLOTS:
     void create(const QString& name, const sbw::WorkspaceSettings& settings);
 
 Q_SIGNALS:
-    /// An operation ended; `error` is empty on success. `what` is e.g. "Pause".
-    void operationFinished(const QString& workspace, const QString& what, const QString& error);
+    /// An operation ended; `error` is empty on success. `what` is e.g. "Pause". `notice` says
+    /// how it went when that matters (a stop: StopOutcome::summary()), empty otherwise;
+    /// `warning` when the person must know (a stop that forced the guest off).
+    void operationFinished(const QString& workspace, const QString& what, const QString& error,
+                           const QString& notice, bool warning);
     /// The checkpoints of `workspace` may have changed (checkpoint, revert, delete).
     void checkpointsChanged(const QString& workspace);
     /// A workspace was created (it is stopped) and should be selected.
@@ -84,6 +87,17 @@ private:
     /// with `detail` (checkpoint name, ...) as its command.
     void run(const QString& what, ActionKind kind, const QString& detail,
              std::function<Expected<void>(Workspace&)> operation, bool changesCheckpoints = false);
+    /// How an operation ended, as operationFinished() reports it.
+    struct Report
+    {
+        QString error;
+        QString notice;
+        bool warning = false;
+    };
+    /// Runs `task` (which writes its own log row) for the current workspace on the thread pool.
+    void runTask(const QString& what, std::function<Report(Workspace&)> task,
+                 bool changesCheckpoints);
+    void stopWorkspace();
     void createWorkspace();
     void takeCheckpoint();
     void deleteWorkspace();

@@ -39,7 +39,9 @@ const char kUsage[] =
     "  start NAME                 boot it (returns while it starts; exec waits for it),\n"
     "                             or wake it when hibernated\n"
     "  wake NAME                  the same as start\n"
-    "  stop NAME [--grace S]      power off through the guest agent, forced after S s (30)\n"
+    "  stop NAME [--grace S]      shut the guest down cleanly (its agent, or sync and\n"
+    "                             poweroff over SSH), forced off after S s (30); says which\n"
+    "                             on stderr; exits 1 when forced (unflushed writes lost)\n"
     "  exec NAME [--workdir DIR] [--timeout S] [--output-cap BYTES] -- CMD [ARGS...]\n"
     "                             defaults: /root, no timeout, 64M per stream; exits with\n"
     "                             CMD's status (124 timeout, 137 output cap; a limit that\n"
@@ -333,12 +335,18 @@ int stop(Command& c)
     auto workspace = c.open();
     if (!workspace)
         return fail(workspace.error().message);
-    if (auto stopped = logged(cliAction(c.arg(0), ActionKind::Stop),
-                              [&] { return workspace.value()->stop(std::chrono::seconds(seconds)); });
-        !stopped)
+    LoggedAction action(commandLog(), cliAction(c.arg(0), ActionKind::Stop));
+    const auto stopped = workspace.value()->stop(std::chrono::seconds(seconds));
+    action.finishStop(stopped);
+    if (!stopped)
         return fail(stopped.error().message);
     std::printf("%s: %s\n", qPrintable(c.arg(0)),
                 qPrintable(workspaceStateName(workspace.value()->state())));
+    if (stopped->forced) {
+        std::fprintf(stderr, "sbw: warning: %s\n", qPrintable(stopped->summary()));
+        return 1;
+    }
+    std::fprintf(stderr, "sbw: %s\n", qPrintable(stopped->summary()));
     return 0;
 }
 

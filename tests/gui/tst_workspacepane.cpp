@@ -3,7 +3,7 @@
 // status shown, a file written by one command is there for the next, Pause and Resume from the
 // toolbar actions change the state libvirt reports, a checkpoint appears in the timeline, the
 // Terminal tab runs a PTY shell (recorded as asciicast), the Files tab lists /root over SFTP
-// and the Serial Console tab is attached.
+// and the Serial Console tab is attached; Stop shuts it down cleanly and says so.
 // Needs a running libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
 #include "CommandLog.h"
@@ -32,6 +32,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <libvirt/libvirt.h>
 #include <QFile>
 #include <QTabWidget>
@@ -68,6 +69,7 @@ private Q_SLOTS:
     void terminalTabRunsAShellAndRecordsIt();
     void filesTabListsTheWorkspaceFolder();
     void consoleTabIsAttached();
+    void stopFromTheWindowSaysHowItWent();
 
 private:
     /// Runs `command` through the pane's command line; returns the outcome.
@@ -367,6 +369,36 @@ void TestWorkspacePane::consoleTabIsAttached()
     auto* console = qobject_cast<SerialConsoleView*>(m_window->consoles()->page(m_name));
     QVERIFY(console);
     QVERIFY2(console->isAttached(), qPrintable(console->statusText()));
+}
+
+void TestWorkspacePane::stopFromTheWindowSaysHowItWent()
+{
+    // Stop shuts the guest down cleanly and the status bar and the command log say so.
+    WorkspaceActions* actions = m_window->workspaceActions();
+    QSignalSpy finished(actions, &WorkspaceActions::operationFinished);
+    QVERIFY(actions->stopAction()->isEnabled());
+    actions->stopAction()->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kCommandTimeoutMs);
+    const QList<QVariant> args = finished.first();
+    QCOMPARE(args.at(1).toString(), QStringLiteral("Stop"));
+    QCOMPARE(args.at(2).toString(), QString());
+    const QString notice = args.at(3).toString();
+    QVERIFY2(notice.startsWith(QLatin1String("shut down cleanly in ")), qPrintable(notice));
+    QCOMPARE(args.at(4).toBool(), false);
+    QCOMPARE(m_window->statusBar()->currentMessage(),
+             QStringLiteral("Stop of workspace '%1': %2").arg(m_name, notice));
+    waitForState(WorkspaceState::Stopped, kCommandTimeoutMs);
+    auto log = CommandLog::open(CommandLog::defaultPath());
+    QVERIFY(log.ok());
+    LogFilter filter;
+    filter.sandbox = m_name;
+    const auto rows = log.value()->rows(filter, 1);
+    QVERIFY(rows.ok() && rows->size() == 1);
+    QCOMPARE(rows->first().kind, ActionKind::Stop);
+    QCOMPARE(rows->first().actor.kind, Actor::Kind::Person);
+    QCOMPARE(rows->first().outcome, Outcome::Succeeded);
+    QCOMPARE(log.value()->output(rows->first().id, OutputStream::Stdout).value(),
+             (notice + QLatin1Char('\n')).toUtf8());
 }
 
 QTEST_MAIN(TestWorkspacePane)

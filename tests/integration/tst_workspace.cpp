@@ -341,7 +341,9 @@ private Q_SLOTS:
             "python3 -m pip install --no-index --quiet sbw_hello-1.0-py3-none-any.whl && sync"));
         QVERIFY2(pip.exitCode == 0, pip.err.constData());
         QCOMPARE(pip.err, QByteArray());
-        QVERIFY(ws().stop().ok());
+        const auto stopped = ws().stop();
+        QVERIFY2(stopped.ok(), stopped ? "" : qPrintable(stopped.error().message));
+        QVERIFY2(!stopped->forced, qPrintable(stopped->summary()));
         QTRY_COMPARE(m_manager->state(kName), sbw::WorkspaceState::Stopped);
         QVERIFY(!ws().pause().ok()); // refused: not running
         QVERIFY(ws().start().ok());

@@ -1,0 +1,34 @@
+#include "WorkspaceStop.h"
+
+namespace sbw {
+namespace {
+
+QString requestText(const StopOutcome& outcome)
+{
+    if (!outcome.request && !outcome.forced)
+        return QStringLiteral("it powered off before it was asked");
+    if (!outcome.request)
+        return outcome.unasked.isEmpty()
+                   ? QStringLiteral("it could not be asked")
+                   : QStringLiteral("it could not be asked: %1").arg(outcome.unasked);
+    if (*outcome.request == StopRequest::GuestAgent)
+        return QStringLiteral("asked through its guest agent");
+    return outcome.synced ? QStringLiteral("asked over SSH after a sync")
+                          : QStringLiteral("asked over SSH");
+}
+
+} // namespace
+
+QString StopOutcome::summary() const
+{
+    if (!forced)
+        return QStringLiteral("shut down cleanly in %1 s (%2)")
+            .arg(QString::number(double(elapsedMs) / 1000.0, 'f', 1), requestText(*this));
+    QString text =
+        QStringLiteral("forced off after %1 s: the guest did not shut down; ").arg(graceSeconds);
+    text += synced ? QStringLiteral("writes made after its sync may be lost")
+                   : QStringLiteral("writes it had not flushed may be lost");
+    return text + QStringLiteral(" (%1)").arg(requestText(*this));
+}
+
+} // namespace sbw
