@@ -2,6 +2,7 @@
 // combining marks, the alternate screen, scrollback, resize, keys, pastes, and the sequences a
 // guest must not be able to use to reach outside the terminal.
 
+#include "TerminalScreen.h"
 #include "TerminalText.h"
 #include "TerminalWidget.h"
 
@@ -167,6 +168,25 @@ private Q_SLOTS:
         QCOMPARE(terminal.verticalScrollBar()->value(), 10'000 - 24);
         QCOMPARE(keyBytes(terminal, Qt::Key_PageDown, Qt::ShiftModifier), QByteArray());
         QCOMPARE(terminal.verticalScrollBar()->value(), 10'000);
+    }
+
+    // Found by tests/fuzz/fuzz_terminal (corpus/terminal/tabs-and-resize): a screen full of
+    // text with the cursor near the top, made smaller, scrolled the cursor's line away and left
+    // libvterm's cursor on a negative row (here -8), outside the screen.
+    void shrinkingKeepsTheCursorOnTheScreen()
+    {
+        sbw::TerminalScreen screen(40, 10);
+        screen.feed("\x1b#8\x1b[2;1Hcursor line"); // DECALN fills the screen with E
+        QCOMPARE(screen.cursor(), QPoint(11, 1));
+        screen.resize(40, 2);
+        // The line above the cursor went to the scrollback, the lines below it were cut.
+        QCOMPARE(screen.scrollbackCount(), 1);
+        QCOMPARE(screen.cursor(), QPoint(11, 0));
+        QCOMPARE(screen.screenText(), QStringLiteral("cursor line") + QString(29, QLatin1Char('E')) +
+                                          QLatin1Char('\n') + QString(40, QLatin1Char('E')));
+        screen.feed("\r\n\x1b[2Knext");
+        QCOMPARE(screen.cursor(), QPoint(4, 1));
+        QCOMPARE(screen.lineText(screen.scrollbackCount() + 1), QStringLiteral("next"));
     }
 
     void osc52CannotWriteTheClipboard()
