@@ -182,11 +182,38 @@ private Q_SLOTS:
         // The line above the cursor went to the scrollback, the lines below it were cut.
         QCOMPARE(screen.scrollbackCount(), 1);
         QCOMPARE(screen.cursor(), QPoint(11, 0));
-        QCOMPARE(screen.screenText(), QStringLiteral("cursor line") + QString(29, QLatin1Char('E')) +
-                                          QLatin1Char('\n') + QString(40, QLatin1Char('E')));
+        const QString cursorLine = QStringLiteral("cursor line") + QString(29, QLatin1Char('E'));
+        QCOMPARE(screen.screenText(), cursorLine + QLatin1Char('\n') + QString(40, QLatin1Char('E')));
         screen.feed("\r\n\x1b[2Knext");
         QCOMPARE(screen.cursor(), QPoint(4, 1));
         QCOMPARE(screen.lineText(screen.scrollbackCount() + 1), QStringLiteral("next"));
+    }
+
+    // Found by tests/fuzz/fuzz_terminal (crashes/terminal/rep-before-any-text): REP before any
+    // printed character made libvterm loop forever, hanging the window's thread.
+    void repeatBeforeAnyTextReturns()
+    {
+        sbw::TerminalScreen screen(20, 3);
+        screen.feed("\x1b[b\x1b[5bx\x1b[3b");
+        QCOMPARE(screen.screenText(), QStringLiteral("      xxxx\n\n"));
+        QCOMPARE(screen.cursor(), QPoint(10, 0));
+    }
+
+    // Found by tests/fuzz/fuzz_terminal (crashes/terminal/unknown-status-request): libvterm
+    // 0.1.4 crashed on a status request it does not know.
+    void unknownStatusRequestsAreIgnored()
+    {
+        sbw::TerminalScreen screen(20, 3);
+        QSignalSpy answers(&screen, &sbw::TerminalScreen::outputReady);
+        screen.feed("a\x1bP$qx\x1b\\b\x1bP$q\x1b\\c\x1bP$");
+        screen.feed("qmx\x1b\\d");
+        QCOMPARE(screen.screenText(), QStringLiteral("abcd\n\n"));
+        QCOMPARE(answers.count(), 0);
+        // Known requests are still answered, also when cut between two outputs.
+        screen.feed("\x1bP$");
+        screen.feed("qr\x1b\\");
+        QCOMPARE(answers.count(), 1);
+        QCOMPARE(answers.at(0).at(0).toByteArray(), QByteArray("\x1bP1$r1;3r\x1b\\"));
     }
 
     void osc52CannotWriteTheClipboard()

@@ -112,6 +112,12 @@ TerminalScreen::TerminalScreen(int cols, int rows, QObject* parent)
     vterm_state_set_bold_highbright(state, 1);
 
     m_grid = std::make_unique<TerminalGrid>(m_vt, static_cast<TerminalGrid::Listener&>(*this));
+    // libvterm (0.1.4 to 0.3.3) repeats the last printed character for REP (CSI Ps b) by its
+    // width, which is 0 until something was printed: "\e[b" as a terminal's first output looped
+    // forever (found by tests/fuzz/fuzz_terminal). One space printed gives it a width for good;
+    // a second reset clears the screen again, and REP then repeats that space.
+    vterm_state_reset(state, 1);
+    vterm_input_write(m_vt, " ", 1);
     vterm_state_reset(state, 1);
 
     m_blank = VTermScreenCell{};
@@ -127,7 +133,8 @@ TerminalScreen::~TerminalScreen()
 void TerminalScreen::feed(QByteArrayView bytes)
 {
     if (!bytes.isEmpty()) {
-        vterm_input_write(m_vt, bytes.data(), size_t(bytes.size()));
+        const QByteArray input = neutralisedStatusRequests(m_held + bytes.toByteArray(), &m_held);
+        vterm_input_write(m_vt, input.constData(), size_t(input.size()));
     }
     flushOutput();
 }

@@ -129,6 +129,7 @@ private:
     QString m_title;
     VTermScreenCell m_blank{}; ///< an empty cell in the default colours
     QByteArray m_output;       ///< bytes for the program, emitted by flushOutput()
+    QByteArray m_held;         ///< the start of a status request cut by the end of a feed()
     bool m_changed = false;    ///< changed() is due at the next flushOutput()
 };
 

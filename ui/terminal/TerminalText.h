@@ -22,4 +22,12 @@ QString sanitisedTerminalTitle(QStringView title);
 /// a key (Ctrl+C, Ctrl+D, ESC sequences) by itself.
 QByteArray neutralisedPaste(QStringView text);
 
+/// Program output with the status requests (DECRQSS, ESC P $ q Pt ESC \\) that libvterm does
+/// not know made into a DCS it ignores ("$q" becomes "$Q"). libvterm 0.1.4 answers an unknown
+/// request with sprintf("0$r%.s", length, text), which reads the length as a pointer: one
+/// `printf '\eP$qx\e\\'` in a guest crashed the window (found by tests/fuzz/fuzz_terminal).
+/// The known ones ("m", "r", "s", " q", "\"q") pass unchanged. The start of a request cut by
+/// the end of `bytes` (at most 7 bytes) is left in `*held`, to be put before the next output.
+QByteArray neutralisedStatusRequests(QByteArrayView bytes, QByteArray* held);
+
 } // namespace sbw
