@@ -216,6 +216,19 @@ private Q_SLOTS:
         QCOMPARE(answers.at(0).at(0).toByteArray(), QByteArray("\x1bP1$r1;3r\x1b\\"));
     }
 
+    // Found by tests/fuzz/fuzz_terminal (crashes/terminal/scroll-region-below-the-screen): a
+    // top margin below the last row of a smaller screen made libvterm 0.1.4 memmove a negative
+    // size at the next scroll.
+    void resizeResetsTheScrollRegion()
+    {
+        sbw::TerminalScreen screen(10, 10);
+        screen.feed("\x1b[5r\x1b[3;2Hab");
+        screen.resize(10, 2);
+        QCOMPARE(screen.cursor(), QPoint(3, 1));
+        screen.feed("\r\nc\r\nd");
+        QCOMPARE(screen.screenText(), QStringLiteral("c\nd"));
+    }
+
     void osc52CannotWriteTheClipboard()
     {
         TerminalWidget terminal;

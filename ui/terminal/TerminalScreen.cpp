@@ -148,6 +148,11 @@ bool TerminalScreen::resize(int cols, int rows)
     m_cols = cols;
     m_rows = rows;
     vterm_set_size(m_vt, rows, cols);
+    // libvterm 0.1.4 keeps the scroll region (DECSTBM) across a resize: a top margin below the
+    // new last row then made its next scroll memmove a negative size (found by
+    // tests/fuzz/fuzz_terminal). xterm resets the region on a resize; so does this, keeping
+    // the cursor (DECSC, reset DECSTBM, DECRC).
+    vterm_input_write(m_vt, "\x1b" "7\x1b[r\x1b" "8", 7);
     m_changed = true;
     flushOutput();
     return true;
