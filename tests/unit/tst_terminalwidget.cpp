@@ -229,6 +229,19 @@ private Q_SLOTS:
         QCOMPARE(screen.screenText(), QStringLiteral("c\nd"));
     }
 
+    // Found by tests/fuzz/fuzz_terminal (crashes/terminal/seventeen-csi-arguments): libvterm
+    // 0.1.4 wrote the 17th argument of a CSI sequence past its array.
+    void csiSequencesKeepSixteenArguments()
+    {
+        sbw::TerminalScreen screen(20, 3);
+        screen.feed(QByteArray("\x1b[") + QByteArray(20, ';'));
+        screen.feed("1;31mred\x1b[0m");
+        QCOMPARE(screen.screenText(), QStringLiteral("red\n\n"));
+        sbw::CsiScan scan;
+        QCOMPARE(sbw::limitedCsiArguments("\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16;17;18m x;y", scan),
+                 QByteArray("\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;161718m x;y"));
+    }
+
     void osc52CannotWriteTheClipboard()
     {
         TerminalWidget terminal;

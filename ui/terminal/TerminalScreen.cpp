@@ -133,7 +133,8 @@ TerminalScreen::~TerminalScreen()
 void TerminalScreen::feed(QByteArrayView bytes)
 {
     if (!bytes.isEmpty()) {
-        const QByteArray input = neutralisedStatusRequests(m_held + bytes.toByteArray(), &m_held);
+        const QByteArray input =
+            neutralisedStatusRequests(m_held + limitedCsiArguments(bytes, m_csiScan), &m_held);
         vterm_input_write(m_vt, input.constData(), size_t(input.size()));
     }
     flushOutput();
@@ -153,6 +154,7 @@ bool TerminalScreen::resize(int cols, int rows)
     // tests/fuzz/fuzz_terminal). xterm resets the region on a resize; so does this, keeping
     // the cursor (DECSC, reset DECSTBM, DECRC).
     vterm_input_write(m_vt, "\x1b" "7\x1b[r\x1b" "8", 7);
+    m_csiScan = {}; // libvterm's parser is at ground state now
     m_changed = true;
     flushOutput();
     return true;

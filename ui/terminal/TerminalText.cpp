@@ -84,4 +84,27 @@ QByteArray neutralisedStatusRequests(QByteArrayView bytes, QByteArray* held)
     return out;
 }
 
+QByteArray limitedCsiArguments(QByteArrayView bytes, CsiScan& scan)
+{
+    QByteArray out;
+    out.reserve(bytes.size());
+    for (const char byte : bytes) {
+        const auto c = uchar(byte);
+        if (scan.separators >= 0) {
+            if (c == ';' || c == ':') {
+                if (scan.separators == kMaxCsiArguments - 1)
+                    continue;
+                ++scan.separators;
+            } else if ((c >= 0x40 && c <= 0x7e) || c == 0x18 || c == 0x1a || c == 0x1b) {
+                scan.separators = -1; // the final byte, CAN, SUB or ESC ends the sequence
+            }
+        }
+        if (scan.afterEscape && c == '[')
+            scan.separators = 0;
+        scan.afterEscape = c == 0x1b;
+        out.append(byte);
+    }
+    return out;
+}
+
 } // namespace sbw

@@ -30,4 +30,20 @@ QByteArray neutralisedPaste(QStringView text);
 /// the end of `bytes` (at most 7 bytes) is left in `*held`, to be put before the next output.
 QByteArray neutralisedStatusRequests(QByteArrayView bytes, QByteArray* held);
 
+/// Where limitedCsiArguments() is in the program's output between two calls.
+struct CsiScan
+{
+    bool afterEscape = false;
+    int separators = -1; ///< ';' and ':' seen in the current CSI sequence; -1 outside one
+};
+
+/// How many arguments libvterm 0.1.4 keeps for one CSI sequence (its CSI_ARGS_MAX).
+inline constexpr int kMaxCsiArguments = 16;
+
+/// Program output with the separators past the 15th of each CSI sequence (ESC [ …) dropped:
+/// libvterm 0.1.4 stores the arguments of a CSI sequence without a bound, so "\e[;;…;;2t" with
+/// 17 arguments wrote past its array and corrupted the heap (found by tests/fuzz/fuzz_terminal).
+/// Such a sequence then has 16 arguments, the last holding the rest's digits.
+QByteArray limitedCsiArguments(QByteArrayView bytes, CsiScan& scan);
+
 } // namespace sbw
