@@ -33,14 +33,19 @@ QList<ImageRecipe> recipesIn(const QString& folder, bool user)
 Expected<ImageRecipe> ImageRecipe::read(const QString& path)
 {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+    if (!file.open(QIODevice::ReadOnly))
         return makeError(QStringLiteral("cannot read recipe %1: %2").arg(path, file.errorString()));
+    return parse(file.readAll(), QFileInfo(path).absoluteFilePath());
+}
+
+Expected<ImageRecipe> ImageRecipe::parse(const QByteArray& text, const QString& path)
+{
     static const QRegularExpression assignment(
         QStringLiteral(R"re(^(NAME|DESCRIPTION)=(?:"([^"]*)"|'([^']*)'|(\S*))\s*(?:#.*)?$)re"));
     ImageRecipe recipe;
-    recipe.path = QFileInfo(path).absoluteFilePath();
-    while (!file.atEnd()) {
-        const QString line = QString::fromUtf8(file.readLine()).trimmed();
+    recipe.path = path;
+    for (const QByteArray& bytes : text.split('\n')) {
+        const QString line = QString::fromUtf8(bytes).trimmed();
         const auto match = assignment.match(line);
         if (!match.hasMatch())
             continue;

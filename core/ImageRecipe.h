@@ -21,6 +21,8 @@ struct ImageRecipe
     /// `KEY="value"` and `KEY='value'` assignments are read here; the builder sources the
     /// whole file. Errors: unreadable file, no NAME.
     static Expected<ImageRecipe> read(const QString& path);
+    /// The same for the recipe text `text` of the file at `path` (absolute).
+    static Expected<ImageRecipe> parse(const QByteArray& text, const QString& path);
 
     /// Every recipe, sorted by name: the user's first, and a user recipe hides a built-in one
     /// of the same NAME. Unreadable user recipes are skipped with a warning (category sbw.virt).

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# setup.sh [app|all]
+# setup.sh [app|all|integration]
 #
 # Sets everything up on a fresh Debian 12 / Ubuntu 24.04 machine: packages, the libvirt daemon,
 # the build (CMake preset "default", into build/) and the default guest image. "all" (the
-# default, for the test suite) builds every target and installs the MCP test client; "app"
-# builds only the window and the CLI (sandbox-workbench, sbw), which takes about half as long.
+# default) builds every target and installs the MCP test client; "integration" (for
+# packaging/run-tests.sh, which builds the unit and gui tests under the sanitizers instead)
+# builds only the integration tests and the programs they start, and installs the MCP test
+# client; "app" builds only the window and the CLI (sandbox-workbench, sbw), which takes about
+# half as long.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -13,19 +16,24 @@ what=${1:-all}
 case $what in
     app) targets=(--target sandbox-workbench sbw); steps=4 ;;
     all) targets=(); steps=5 ;;
-    *) echo "usage: $0 [app|all]" >&2; exit 2 ;;
+    integration) targets=(--target integration-tests); steps=5 ;;
+    *) echo "usage: $0 [app|all|integration]" >&2; exit 2 ;;
 esac
 
 echo "==> [1/$steps] packages"
 packaging/install-dependencies.sh
 echo "==> [2/$steps] libvirt daemon"
 packaging/start-libvirt.sh
-echo "==> [3/$steps] build${targets:+ (the window and the CLI)}"
+case $what in
+    app) echo "==> [3/$steps] build (the window and the CLI)" ;;
+    integration) echo "==> [3/$steps] build (the integration tests and the programs they start)" ;;
+    *) echo "==> [3/$steps] build" ;;
+esac
 cmake --preset default >/dev/null
 cmake --build --preset default "${targets[@]}"
 echo "==> [4/$steps] guest image"
 packaging/guest/build-image.sh minimal
-[ "$what" = all ] || exit 0
+if [ "$what" = app ]; then exit 0; fi
 echo "==> [5/$steps] MCP test client and conformance suite (official TypeScript SDK and @modelcontextprotocol/conformance, versions pinned by tests/mcp/package-lock.json)"
 if ! command -v npm >/dev/null; then
     # Debian's nodejs comes without npm (Node.js from NodeSource has it built in).

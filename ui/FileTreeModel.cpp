@@ -1,9 +1,8 @@
 #include "FileTreeModel.h"
 
-#include "VisibleText.h"
+#include "FileEntryText.h"
 
 #include <QApplication>
-#include <QLocale>
 #include <QStyle>
 #include <algorithm>
 #include <mutex>
@@ -25,7 +24,7 @@ struct FileTreeModel::Node
     int row = 0;
     QByteArray path;
     SftpEntry entry;
-    QString sortName; ///< the name as shown, case-folded: the listing order (listsBefore)
+    FileListingKey sortKey; ///< its place in the listing order
     std::vector<std::unique_ptr<Node>> children;
     State state = State::NotLoaded;
     quint64 generation = 0; ///< bumped by refresh; loads of older generations are dropped
@@ -50,65 +49,6 @@ struct FileTreeModel::Link
 };
 
 namespace {
-
-/// A guest name for display: UTF-8 (invalid bytes as U+FFFD), with newlines and tabs escaped
-/// like every other hidden character.
-QString visibleName(const QByteArray& name)
-{
-    QString text = QString::fromUtf8(name);
-    text.replace(QLatin1Char('\n'), QLatin1String("\\n"))
-        .replace(QLatin1Char('\t'), QLatin1String("\\t"));
-    return makeVisible(text);
-}
-
-QString modeString(quint32 mode)
-{
-    QString text(10, QLatin1Char('-'));
-    switch (mode & 0170000) {
-    case 0040000:
-        text[0] = QLatin1Char('d');
-        break;
-    case 0120000:
-        text[0] = QLatin1Char('l');
-        break;
-    case 0020000:
-        text[0] = QLatin1Char('c');
-        break;
-    case 0060000:
-        text[0] = QLatin1Char('b');
-        break;
-    case 0010000:
-        text[0] = QLatin1Char('p');
-        break;
-    case 0140000:
-        text[0] = QLatin1Char('s');
-        break;
-    default:
-        break;
-    }
-    const char* letters = "rwxrwxrwx";
-    for (int i = 0; i < 9; ++i) {
-        if (mode & (0400u >> i))
-            text[i + 1] = QLatin1Char(letters[i]);
-    }
-    const auto special = [&](int position, quint32 bit, char set, char setWithoutExec) {
-        if (mode & bit)
-            text[position] = QLatin1Char(text[position] == QLatin1Char('x') ? set : setWithoutExec);
-    };
-    special(3, 04000, 's', 'S');
-    special(6, 02000, 's', 'S');
-    special(9, 01000, 't', 'T');
-    return text;
-}
-
-QString ownerString(const SftpEntry& entry)
-{
-    const QString user =
-        entry.owner.isEmpty() ? QString::number(entry.uid) : makeVisible(entry.owner);
-    const QString group =
-        entry.group.isEmpty() ? QString::number(entry.gid) : makeVisible(entry.group);
-    return user + QLatin1Char(':') + group;
-}
 
 QByteArray childPath(const QByteArray& folder, const QByteArray& name)
 {
@@ -275,29 +215,18 @@ void FileTreeModel::addBatch(quint64 nodeId, quint64 generation, const QList<Sft
         child->row = int(node->children.size());
         child->path = childPath(node->path, entry.name);
         child->entry = entry;
-        child->sortName = QString::fromUtf8(entry.name).toCaseFolded();
+        child->sortKey = FileListingKey::of(entry);
         m_nodes.insert(child->id, child.get());
         node->children.push_back(std::move(child));
     }
     endInsertRows();
 }
 
-bool FileTreeModel::listsBefore(const Node& a, const Node& b)
-{
-    const bool aFolder = a.entry.type == SftpEntry::Type::Directory;
-    const bool bFolder = b.entry.type == SftpEntry::Type::Directory;
-    if (aFolder != bFolder)
-        return aFolder;
-    if (const int byName = a.sortName.compare(b.sortName); byName != 0)
-        return byName < 0;
-    return a.entry.name < b.entry.name;
-}
-
 void FileTreeModel::sortChildren(Node* node)
 {
     auto& children = node->children;
     const auto before = [](const std::unique_ptr<Node>& a, const std::unique_ptr<Node>& b) {
-        return listsBefore(*a, *b);
+        return a->sortKey < b->sortKey;
     };
     if (std::is_sorted(children.begin(), children.end(), before))
         return;
@@ -346,23 +275,20 @@ QVariant FileTreeModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case NameColumn:
-            return visibleName(entry.name);
+            return fileNameText(entry.name);
         case SizeColumn:
-            return entry.type == SftpEntry::Type::Directory
-                       ? QString()
-                       : QLocale().formattedDataSize(entry.size);
+            return fileSizeText(entry);
         case ModeColumn:
-            return modeString(entry.mode);
+            return fileModeText(entry.mode);
         case OwnerColumn:
-            return ownerString(entry);
+            return fileOwnerText(entry);
         case ModifiedColumn:
-            return QLocale().toString(entry.mtime.toLocalTime(),
-                                      QStringLiteral("yyyy-MM-dd HH:mm"));
+            return fileModifiedText(entry);
         default:
             return {};
         }
     case Qt::ToolTipRole:
-        return index.column() == NameColumn ? visibleName(node->path) : QVariant();
+        return index.column() == NameColumn ? fileNameText(node->path) : QVariant();
     case Qt::DecorationRole:
         if (index.column() != NameColumn || !qApp)
             return {};

@@ -85,7 +85,6 @@ private:
     void startLoad(Node* node);
     void addBatch(quint64 nodeId, quint64 generation, const QList<SftpEntry>& entries);
     void finishLoad(quint64 nodeId, quint64 generation, const QString& error);
-    static bool listsBefore(const Node& a, const Node& b);
     /// Puts `node`'s children in listing order (layoutChanged; persistent indexes follow).
     void sortChildren(Node* node);
     void forget(Node* node);

@@ -2,6 +2,7 @@
 // combining marks, the alternate screen, scrollback, resize, keys, pastes, and the sequences a
 // guest must not be able to use to reach outside the terminal.
 
+#include "TerminalScreen.h"
 #include "TerminalText.h"
 #include "TerminalWidget.h"
 
@@ -167,6 +168,78 @@ private Q_SLOTS:
         QCOMPARE(terminal.verticalScrollBar()->value(), 10'000 - 24);
         QCOMPARE(keyBytes(terminal, Qt::Key_PageDown, Qt::ShiftModifier), QByteArray());
         QCOMPARE(terminal.verticalScrollBar()->value(), 10'000);
+    }
+
+    // Found by tests/fuzz/fuzz_terminal (corpus/terminal/tabs-and-resize): a screen full of
+    // text with the cursor near the top, made smaller, scrolled the cursor's line away and left
+    // libvterm's cursor on a negative row (here -8), outside the screen.
+    void shrinkingKeepsTheCursorOnTheScreen()
+    {
+        sbw::TerminalScreen screen(40, 10);
+        screen.feed("\x1b#8\x1b[2;1Hcursor line"); // DECALN fills the screen with E
+        QCOMPARE(screen.cursor(), QPoint(11, 1));
+        screen.resize(40, 2);
+        // The line above the cursor went to the scrollback, the lines below it were cut.
+        QCOMPARE(screen.scrollbackCount(), 1);
+        QCOMPARE(screen.cursor(), QPoint(11, 0));
+        const QString cursorLine = QStringLiteral("cursor line") + QString(29, QLatin1Char('E'));
+        QCOMPARE(screen.screenText(), cursorLine + QLatin1Char('\n') + QString(40, QLatin1Char('E')));
+        screen.feed("\r\n\x1b[2Knext");
+        QCOMPARE(screen.cursor(), QPoint(4, 1));
+        QCOMPARE(screen.lineText(screen.scrollbackCount() + 1), QStringLiteral("next"));
+    }
+
+    // Found by tests/fuzz/fuzz_terminal (crashes/terminal/rep-before-any-text): REP before any
+    // printed character made libvterm loop forever, hanging the window's thread.
+    void repeatBeforeAnyTextReturns()
+    {
+        sbw::TerminalScreen screen(20, 3);
+        screen.feed("\x1b[b\x1b[5bx\x1b[3b");
+        QCOMPARE(screen.screenText(), QStringLiteral("      xxxx\n\n"));
+        QCOMPARE(screen.cursor(), QPoint(10, 0));
+    }
+
+    // Found by tests/fuzz/fuzz_terminal (crashes/terminal/unknown-status-request): libvterm
+    // 0.1.4 crashed on a status request it does not know.
+    void unknownStatusRequestsAreIgnored()
+    {
+        sbw::TerminalScreen screen(20, 3);
+        QSignalSpy answers(&screen, &sbw::TerminalScreen::outputReady);
+        screen.feed("a\x1bP$qx\x1b\\b\x1bP$q\x1b\\c\x1bP$");
+        screen.feed("qmx\x1b\\d");
+        QCOMPARE(screen.screenText(), QStringLiteral("abcd\n\n"));
+        QCOMPARE(answers.count(), 0);
+        // Known requests are still answered, also when cut between two outputs.
+        screen.feed("\x1bP$");
+        screen.feed("qr\x1b\\");
+        QCOMPARE(answers.count(), 1);
+        QCOMPARE(answers.at(0).at(0).toByteArray(), QByteArray("\x1bP1$r1;3r\x1b\\"));
+    }
+
+    // Found by tests/fuzz/fuzz_terminal (crashes/terminal/scroll-region-below-the-screen): a
+    // top margin below the last row of a smaller screen made libvterm 0.1.4 memmove a negative
+    // size at the next scroll.
+    void resizeResetsTheScrollRegion()
+    {
+        sbw::TerminalScreen screen(10, 10);
+        screen.feed("\x1b[5r\x1b[3;2Hab");
+        screen.resize(10, 2);
+        QCOMPARE(screen.cursor(), QPoint(3, 1));
+        screen.feed("\r\nc\r\nd");
+        QCOMPARE(screen.screenText(), QStringLiteral("c\nd"));
+    }
+
+    // Found by tests/fuzz/fuzz_terminal (crashes/terminal/seventeen-csi-arguments): libvterm
+    // 0.1.4 wrote the 17th argument of a CSI sequence past its array.
+    void csiSequencesKeepSixteenArguments()
+    {
+        sbw::TerminalScreen screen(20, 3);
+        screen.feed(QByteArray("\x1b[") + QByteArray(20, ';'));
+        screen.feed("1;31mred\x1b[0m");
+        QCOMPARE(screen.screenText(), QStringLiteral("red\n\n"));
+        sbw::CsiScan scan;
+        QCOMPARE(sbw::limitedCsiArguments("\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16;17;18m x;y", scan),
+                 QByteArray("\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;161718m x;y"));
     }
 
     void osc52CannotWriteTheClipboard()

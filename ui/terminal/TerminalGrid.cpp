@@ -307,7 +307,10 @@ int TerminalGrid::resize(int rows, int cols, VTermPos& delta)
     const bool main = onMainScreen();
     if (main && rows < oldRows) {
         // Fewer rows: the lines below the cursor that are blank go; if that is not enough,
-        // the top lines go to the scrollback.
+        // the top lines go to the scrollback, but never the cursor's line: the lines below it
+        // are cut instead. (VTermScreen of libvterm 0.1.4 scrolls the cursor's line away too,
+        // leaving libvterm's cursor on a negative row, where its state layer then reads and
+        // writes its line table out of bounds.)
         VTermPos cursor;
         vterm_state_get_cursorpos(m_state, &cursor);
         int row = oldRows - 1;
@@ -315,9 +318,10 @@ int TerminalGrid::resize(int rows, int cols, VTermPos& delta)
             if (!rowIsBlank(row) || cursor.row == row)
                 break;
         const int firstBlankRow = row + 1;
-        if (firstBlankRow > rows) {
-            scrollRect(VTermRect{0, oldRows, 0, m_cols}, firstBlankRow - rows, 0);
-            delta.row -= firstBlankRow - rows;
+        const int scrolled = std::min(firstBlankRow - rows, cursor.row);
+        if (scrolled > 0) {
+            scrollRect(VTermRect{0, oldRows, 0, m_cols}, scrolled, 0);
+            delta.row -= scrolled;
         }
     }
     for (Buffer& buffer : m_buffers)

@@ -112,6 +112,12 @@ TerminalScreen::TerminalScreen(int cols, int rows, QObject* parent)
     vterm_state_set_bold_highbright(state, 1);
 
     m_grid = std::make_unique<TerminalGrid>(m_vt, static_cast<TerminalGrid::Listener&>(*this));
+    // libvterm (0.1.4 to 0.3.3) repeats the last printed character for REP (CSI Ps b) by its
+    // width, which is 0 until something was printed: "\e[b" as a terminal's first output looped
+    // forever (found by tests/fuzz/fuzz_terminal). One space printed gives it a width for good;
+    // a second reset clears the screen again, and REP then repeats that space.
+    vterm_state_reset(state, 1);
+    vterm_input_write(m_vt, " ", 1);
     vterm_state_reset(state, 1);
 
     m_blank = VTermScreenCell{};
@@ -127,7 +133,9 @@ TerminalScreen::~TerminalScreen()
 void TerminalScreen::feed(QByteArrayView bytes)
 {
     if (!bytes.isEmpty()) {
-        vterm_input_write(m_vt, bytes.data(), size_t(bytes.size()));
+        const QByteArray input =
+            neutralisedStatusRequests(m_held + limitedCsiArguments(bytes, m_csiScan), &m_held);
+        vterm_input_write(m_vt, input.constData(), size_t(input.size()));
     }
     flushOutput();
 }
@@ -141,6 +149,12 @@ bool TerminalScreen::resize(int cols, int rows)
     m_cols = cols;
     m_rows = rows;
     vterm_set_size(m_vt, rows, cols);
+    // libvterm 0.1.4 keeps the scroll region (DECSTBM) across a resize: a top margin below the
+    // new last row then made its next scroll memmove a negative size (found by
+    // tests/fuzz/fuzz_terminal). xterm resets the region on a resize; so does this, keeping
+    // the cursor (DECSC, reset DECSTBM, DECRC).
+    vterm_input_write(m_vt, "\x1b" "7\x1b[r\x1b" "8", 7);
+    m_csiScan = {}; // libvterm's parser is at ground state now
     m_changed = true;
     flushOutput();
     return true;

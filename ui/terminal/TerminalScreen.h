@@ -4,6 +4,7 @@
 #include "TerminalGrid.h"
 #include "TerminalKeys.h"
 #include "TerminalLine.h"
+#include "TerminalText.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -129,6 +130,8 @@ private:
     QString m_title;
     VTermScreenCell m_blank{}; ///< an empty cell in the default colours
     QByteArray m_output;       ///< bytes for the program, emitted by flushOutput()
+    QByteArray m_held;         ///< the start of a status request cut by the end of a feed()
+    CsiScan m_csiScan;         ///< where the output is for limitedCsiArguments()
     bool m_changed = false;    ///< changed() is due at the next flushOutput()
 };
 

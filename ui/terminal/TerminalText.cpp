@@ -3,6 +3,7 @@
 #include "VisibleText.h"
 
 #include <QList>
+#include <algorithm>
 
 namespace sbw {
 
@@ -48,6 +49,62 @@ QByteArray neutralisedPaste(QStringView text)
         }
     }
     return clean.toUtf8();
+}
+
+QByteArray neutralisedStatusRequests(QByteArrayView bytes, QByteArray* held)
+{
+    static constexpr QByteArrayView kIntroducer("\x1bP$q");
+    static constexpr QByteArrayView kKnown[] = {"m\x1b", "r\x1b", "s\x1b", " q\x1b", "\"q\x1b"};
+    QByteArray out = bytes.toByteArray();
+    held->clear();
+    for (qsizetype at = out.indexOf(kIntroducer); at >= 0;
+         at = out.indexOf(kIntroducer, at + kIntroducer.size())) {
+        const QByteArrayView request = QByteArrayView(out).sliced(at + kIntroducer.size());
+        bool known = false;
+        bool undecided = false;
+        for (QByteArrayView candidate : kKnown) {
+            known = known || request.startsWith(candidate);
+            undecided = undecided || candidate.startsWith(request);
+        }
+        if (!known && undecided) {
+            *held = out.sliced(at);
+            out.truncate(at);
+            return out;
+        }
+        if (!known)
+            out[at + kIntroducer.size() - 1] = 'Q';
+    }
+    for (qsizetype n = std::min(kIntroducer.size() - 1, out.size()); n > 0; --n) {
+        if (out.endsWith(kIntroducer.first(n))) {
+            *held = out.last(n);
+            out.chop(n);
+            break;
+        }
+    }
+    return out;
+}
+
+QByteArray limitedCsiArguments(QByteArrayView bytes, CsiScan& scan)
+{
+    QByteArray out;
+    out.reserve(bytes.size());
+    for (const char byte : bytes) {
+        const auto c = uchar(byte);
+        if (scan.separators >= 0) {
+            if (c == ';' || c == ':') {
+                if (scan.separators == kMaxCsiArguments - 1)
+                    continue;
+                ++scan.separators;
+            } else if ((c >= 0x40 && c <= 0x7e) || c == 0x18 || c == 0x1a || c == 0x1b) {
+                scan.separators = -1; // the final byte, CAN, SUB or ESC ends the sequence
+            }
+        }
+        if (scan.afterEscape && c == '[')
+            scan.separators = 0;
+        scan.afterEscape = c == 0x1b;
+        out.append(byte);
+    }
+    return out;
 }
 
 } // namespace sbw
