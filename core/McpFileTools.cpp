@@ -42,13 +42,19 @@ Expected<ActionRequest> fileRequest(const QJsonObject& json, ActionKind kind,
     return request;
 }
 
-/// An SFTP client on the workspace's session.
-Expected<std::unique_ptr<SftpClient>> sftp(McpSandboxes& sandboxes, const QString& name)
+/// Workspace `name`'s SSH session, connected when there is none.
+Expected<std::shared_ptr<GuestSession>> sessionOf(McpSandboxes& sandboxes, const QString& name)
 {
     auto workspace = sandboxes.workspace(name);
     if (!workspace)
         return workspace.error();
-    auto session = workspace.value()->session(sandboxes.readyDeadline());
+    return workspace.value()->session(sandboxes.readyDeadline());
+}
+
+/// An SFTP client on the workspace's session.
+Expected<std::unique_ptr<SftpClient>> sftp(McpSandboxes& sandboxes, const QString& name)
+{
+    auto session = sessionOf(sandboxes, name);
     if (!session)
         return session.error();
     return session.value()->openSftp();
@@ -58,10 +64,7 @@ Expected<std::unique_ptr<SftpClient>> sftp(McpSandboxes& sandboxes, const QStrin
 Expected<QString> resolveInWorkspace(McpSandboxes& sandboxes, const QString& name,
                                      const QString& path)
 {
-    auto workspace = sandboxes.workspace(name);
-    if (!workspace)
-        return workspace.error();
-    auto session = workspace.value()->session(sandboxes.readyDeadline());
+    auto session = sessionOf(sandboxes, name);
     if (!session)
         return session.error();
     return resolveGuestPath(*session.value(), path);

@@ -31,6 +31,15 @@ using namespace mcp;
 
 namespace {
 
+/// The row's end of a call cancelled before it ran (`why`: who cancelled, or how its client went).
+ActionEnd cancelledBeforeItRan(const QString& why)
+{
+    ActionEnd end;
+    end.outcome = Outcome::Cancelled;
+    end.error = why;
+    return end;
+}
+
 /// How a call's row ends once its client gave up on it: a command the cancellation stopped
 /// says so with who cancelled; one that had already ended keeps its outcome, with a note that
 /// its answer was not sent.
@@ -364,10 +373,7 @@ void McpServer::resolve(quint64 number, const McpTool& tool, McpCall call)
                 if (found == self->m_calls.end())
                     return;
                 if (const QString why = found->second.state->reason(); !why.isEmpty()) {
-                    ActionEnd end;
-                    end.outcome = Outcome::Cancelled;
-                    end.error = why;
-                    self->logUnrun(call, tool, end);
+                    self->logUnrun(call, tool, cancelledBeforeItRan(why));
                     self->m_calls.erase(found);
                     return;
                 }
@@ -401,12 +407,8 @@ void McpServer::askGate(quint64 number, const McpTool& tool, McpCall call)
         if (const QString why = found->second.state->reason(); !why.isEmpty()) {
             // Withdrawn while it waited (the gate logged that), or decided by a gate that
             // ignores withdrawals: either way it never runs and is not answered.
-            if (decision.allowed) {
-                ActionEnd end;
-                end.outcome = Outcome::Cancelled;
-                end.error = why;
-                self->logUnrun(call, tool, end);
-            }
+            if (decision.allowed)
+                self->logUnrun(call, tool, cancelledBeforeItRan(why));
             self->m_calls.erase(found);
             return;
         }

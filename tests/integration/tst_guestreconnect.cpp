@@ -6,6 +6,7 @@
 
 #include "HypervisorConnection.h"
 #include "TestEnvironment.h"
+#include "WorkspaceShell.h"
 #include "Workspace.h"
 
 #include <QTemporaryDir>
@@ -15,18 +16,6 @@ namespace {
 
 const QString kName = QStringLiteral("test-reconnect");
 
-/// stdout of `command` in `workspace`, or a line saying why there is none.
-QByteArray run(sbw::Workspace& workspace, const QByteArray& command)
-{
-    QByteArray out;
-    sbw::ExecRequest request;
-    request.command = command;
-    request.onStdout = [&](QByteArrayView bytes) { out += bytes; };
-    auto status = workspace.exec(request, std::chrono::steady_clock::now() + std::chrono::seconds(120));
-    if (!status)
-        return "exec failed: " + status.error().message.toUtf8();
-    return out;
-}
 
 } // namespace
 
@@ -52,14 +41,15 @@ private Q_SLOTS:
         QVERIFY2(created.ok(), created ? "" : qPrintable(created.error().message));
         m_workspace = std::move(created.value());
         QVERIFY(m_workspace->start().ok());
-        QCOMPARE(run(*m_workspace, "echo ready"), QByteArray("ready\n"));
+        QCOMPARE(sbw::test::shellOutput(*m_workspace, QStringLiteral("echo ready")), QByteArray("ready\n"));
     }
 
     void everyReconnectRightAfterAClose()
     {
         for (int i = 0; i < 8; ++i) {
             m_workspace->closeSession();
-            QCOMPARE(run(*m_workspace, "echo " + QByteArray::number(i)), QByteArray::number(i) + '\n');
+            QCOMPARE(sbw::test::shellOutput(*m_workspace, QStringLiteral("echo %1").arg(i)),
+                     QByteArray::number(i) + '\n');
         }
     }
 

@@ -11,6 +11,7 @@
 #include "HypervisorConnection.h"
 #include "StoragePool.h"
 #include "TestEnvironment.h"
+#include "WorkspaceShell.h"
 #include "Workspace.h"
 
 #include <QProcess>
@@ -21,11 +22,6 @@
 namespace {
 
 const QString kName = QStringLiteral("test-durable");
-
-std::chrono::steady_clock::time_point inSeconds(int seconds)
-{
-    return std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-}
 
 } // namespace
 
@@ -38,22 +34,7 @@ class TestWorkspaceDurability : public QObject
     std::unique_ptr<sbw::Workspace> m_workspace;
 
     /// Runs `shellCommand` in the guest; its stdout, or the error text when it fails.
-    QByteArray run(const QString& shellCommand)
-    {
-        QByteArray out;
-        QByteArray err;
-        sbw::ExecRequest request;
-        request.command =
-            sbw::Workspace::commandLine({QStringLiteral("sh"), QStringLiteral("-c"), shellCommand});
-        request.onStdout = [&](QByteArrayView bytes) { out += bytes; };
-        request.onStderr = [&](QByteArrayView bytes) { err += bytes; };
-        auto status = m_workspace->exec(request, inSeconds(120));
-        if (!status)
-            return "exec failed: " + status.error().message.toUtf8();
-        if (status->exitStatus != 0)
-            return "exit " + QByteArray::number(status->exitStatus.value_or(-1)) + ": " + err;
-        return out;
-    }
+    QByteArray run(const QString& shellCommand) { return sbw::test::shellOutput(*m_workspace, shellCommand); }
 
     /// Writes `content` to /root/NAME without any sync.
     void write(const QString& name, const QByteArray& content)
