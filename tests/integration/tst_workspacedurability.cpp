@@ -68,6 +68,13 @@ class TestWorkspaceDurability : public QObject
                  QByteArray("0\n"));
     }
 
+    /// Until the guest agent is connected, a started, woken or reverted workspace is
+    /// "starting", and pause, hibernate and checkpoint refuse it.
+    void waitUntilRunning()
+    {
+        QTRY_COMPARE_WITH_TIMEOUT(m_workspace->state(), sbw::WorkspaceState::Running, 60000);
+    }
+
     void reopen()
     {
         m_workspace.reset();
@@ -140,7 +147,7 @@ private Q_SLOTS:
         // A program that keeps a file on / open for writing (a log, an editor) while the guest
         // shuts down: its writes are kept and / is still left clean, since the guest's shutdown
         // ends it before the read-only remount.
-        QTRY_COMPARE_WITH_TIMEOUT(m_workspace->state(), sbw::WorkspaceState::Running, 60000);
+        waitUntilRunning();
         QCOMPARE(run(QStringLiteral("sh -c 'exec 3>>/root/held; echo held open >&3; "
                                     "while :; do sleep 1; done' </dev/null >/dev/null 2>&1 &")),
                  QByteArray());
@@ -153,7 +160,7 @@ private Q_SLOTS:
     void writeOneSecondBeforeCliStopSurvives()
     {
         // Through the agent this time (connected by now), from `sbw ws stop` as a user types it.
-        QTRY_COMPARE_WITH_TIMEOUT(m_workspace->state(), sbw::WorkspaceState::Running, 60000);
+        waitUntilRunning();
         write(QStringLiteral("late"), "one second before the stop\n");
         QTest::qWait(1000);
         m_workspace->closeSession(); // the CLI takes an SSH port of its own
@@ -189,6 +196,7 @@ private Q_SLOTS:
 
     void writeSurvivesHibernateAndWake()
     {
+        waitUntilRunning();
         write(QStringLiteral("hibernated"), "before the hibernate\n");
         QVERIFY(m_workspace->hibernate().ok());
         QCOMPARE(m_workspace->state(), sbw::WorkspaceState::Hibernated);
@@ -198,6 +206,7 @@ private Q_SLOTS:
 
     void checkpointAMomentLaterKeepsTheWrite()
     {
+        waitUntilRunning();
         write(QStringLiteral("checkpointed"), "a moment before the checkpoint\n");
         QVERIFY(m_workspace->checkpoint(QStringLiteral("moment"), QString()).ok());
         write(QStringLiteral("checkpointed"), "after the checkpoint\n");
@@ -209,6 +218,7 @@ private Q_SLOTS:
     void checkpointsOfOneSecondFollowTheirChain()
     {
         // Paused checkpoints take well under a second: several share a creationTime.
+        waitUntilRunning();
         QVERIFY(m_workspace->pause().ok());
         const QStringList taken{QStringLiteral("s3"), QStringLiteral("s1"), QStringLiteral("s2")};
         for (const QString& name : taken)
@@ -229,6 +239,7 @@ private Q_SLOTS:
 
     void chainKeepsEveryWrite()
     {
+        waitUntilRunning();
         write(QStringLiteral("c1"), "before pause\n");
         QVERIFY(m_workspace->pause().ok());
         QVERIFY(m_workspace->resume().ok());
@@ -236,11 +247,12 @@ private Q_SLOTS:
         QVERIFY(m_workspace->hibernate().ok());
         QVERIFY(m_workspace->wake().ok());
         write(QStringLiteral("c3"), "after wake\n");
+        waitUntilRunning();
         QVERIFY(m_workspace->checkpoint(QStringLiteral("chain"), QString()).ok());
         write(QStringLiteral("c4"), "after checkpoint\n");
         reopen(); // the workbench restarted: new connection, new Workspace
         write(QStringLiteral("c5"), "after the restart\n");
-        QTRY_COMPARE_WITH_TIMEOUT(m_workspace->state(), sbw::WorkspaceState::Running, 60000);
+        waitUntilRunning();
         stopGracefully(sbw::StopRequest::GuestAgent);
         reopen();
         startAndCheckCleanRoot();
@@ -249,7 +261,7 @@ private Q_SLOTS:
                  QByteArray("written right after the first boot\none second before the stop\n"
                             "before the hibernate\na moment before the checkpoint\nbefore pause\n"
                             "after resume\nafter wake\nafter checkpoint\nafter the restart\n"));
-        QTRY_COMPARE_WITH_TIMEOUT(m_workspace->state(), sbw::WorkspaceState::Running, 60000);
+        waitUntilRunning();
         stopGracefully(sbw::StopRequest::GuestAgent);
     }
 
