@@ -19,7 +19,10 @@ case $mode in
         rm -rf "$work"
         mkdir -p "$work/corpus" "$work/crashes"
         cp "$corpus"/* "$work/corpus/"
-        exec "$fuzzer" $limits -max_total_time="$seconds" -print_final_stats=1 \
+        # A fixed seed (SBW_FUZZ_SEED, default 1) makes the test command's run the same every
+        # time: a test that finds a new bug on one run and not the next would be a flaky test.
+        # SBW_FUZZ_SEED=0 asks libFuzzer for a random seed, for fuzzing by hand.
+        exec "$fuzzer" $limits -seed="${SBW_FUZZ_SEED:-1}" -max_total_time="$seconds" -print_final_stats=1 \
             -artifact_prefix="$work/crashes/" "$work/corpus" ;;
     *) echo "usage: $0 inputs|fuzz ..." >&2; exit 2 ;;
 esac
