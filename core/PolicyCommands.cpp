@@ -1,5 +1,6 @@
 #include "PolicyCommands.h"
 
+#include "ProgramScripts.h"
 #include "ShellSyntax.h"
 
 #include <fnmatch.h>
@@ -60,6 +61,13 @@ const QList<Wrapper>& wrappers()
         {"doas", "uC"},
         {"chroot", "", {"--userspec", "--groups"}, 1},
         {"ionice", "cn", {"--class", "--classdata"}},
+        {"flock", "wE", {"--timeout", "--conflict-exit-code"}, 1, false, "", "c", {"--command"}},
+        {"taskset", "", {}, 1, false, "p"},
+        {"chrt", "T", {"--sched-runtime", "--sched-period", "--sched-deadline"}, 1, false, "p"},
+        {"prlimit", "p", {"--pid"}},
+        {"strace", "abeEIoOpPsSuX", {"--attach", "--output", "--user", "--string-limit"}},
+        {"unshare", "SGRw", {"--setuid", "--setgid", "--root", "--wd"}},
+        {"nsenter", "tSGwr", {"--target", "--setuid", "--setgid", "--wd", "--root"}},
     };
     return kWrappers;
 }
@@ -73,6 +81,8 @@ struct OpaqueProgram
         CodeOption, ///< with one of `codeOptions` / `codeLongOptions`, or an argument with
                     ///< expansions
         TrapCode,   ///< trap with a code operand
+        AwkProgram, ///< an awk program that may start commands (system(), pipes) or is unseen
+        SedScript,  ///< a sed script with GNU sed's `e` command or flag, or unseen
     };
     const char* namePattern; ///< fnmatch(3) glob on the program's name
     When when;
@@ -110,6 +120,16 @@ const QList<OpaqueProgram>& opaquePrograms()
         {"luajit", When::CodeOption, "e"},
         {"Rscript", When::CodeOption, "e"},
         {"tclsh*", When::Always, "", {}, "the policy cannot see what its script does"},
+        {"parallel", When::Always, "", {}, "it runs its arguments as shell code"},
+        {"runuser", When::Always, "", {}, "it runs a shell or a program as another user"},
+        {"script", When::CodeOption, "c", {"--command"}},
+        {"git", When::CodeOption, "c", {"--config-env"},
+         "a configuration given on the command line may run programs (aliases, pagers, hooks)"},
+        {"hash", When::CodeOption, "p", {}, "later commands of the line may run what it names"},
+        {"enable", When::CodeOption, "f", {}, "it loads a builtin's code from a file"},
+        {"awk", When::AwkProgram},
+        {"[gmn]awk", When::AwkProgram},
+        {"sed", When::SedScript},
     };
     return kOpaquePrograms;
 }
@@ -218,6 +238,10 @@ private:
                 shell(command, assignments, words, depth);
                 return;
             }
+            if (name == QLatin1String("find")) {
+                find(command, assignments, words, depth);
+                return;
+            }
             const Wrapper* wrapper = findWrapper(name);
             if (!wrapper) {
                 add(command, assignments, words, opaqueReason(name, arguments));
@@ -255,6 +279,28 @@ private:
         }
         result.askedBecause = why;
         commands.append(result);
+    }
+
+    /// find is one command, and each program its `-exec`, `-execdir`, `-ok` and `-okdir` run
+    /// (the words up to `;` or `+`) is another, with find's assignments.
+    void find(const ShellCommand& command, const QStringList& assignments,
+              const QList<ShellWord>& words, int depth)
+    {
+        add(command, assignments, words, {});
+        static const QStringList kActions{QStringLiteral("-exec"), QStringLiteral("-execdir"),
+                                          QStringLiteral("-ok"), QStringLiteral("-okdir")};
+        for (qsizetype i = 1; i < words.size(); ++i) {
+            if (!kActions.contains(words[i].text))
+                continue;
+            ShellCommand run;
+            for (++i; i < words.size(); ++i) {
+                if (words[i].text == QLatin1String(";") || words[i].text == QLatin1String("+"))
+                    break;
+                run.words.append(words[i]);
+            }
+            if (!run.words.isEmpty())
+                simpleCommand(run, assignments, depth);
+        }
     }
 
     static const Wrapper* findWrapper(const QString& name)
@@ -371,6 +417,13 @@ private:
             case OpaqueProgram::When::TrapCode:
                 return trapHasCode(arguments) ? QStringLiteral("trap with code: %1").arg(because)
                                               : QString();
+            case OpaqueProgram::When::AwkProgram:
+            case OpaqueProgram::When::SedScript: {
+                const QString unseen = opaque.when == OpaqueProgram::When::AwkProgram
+                                           ? awkUnseenReason(arguments)
+                                           : sedUnseenReason(arguments);
+                return unseen.isEmpty() ? QString() : QStringLiteral("%1: %2").arg(name, unseen);
+            }
             case OpaqueProgram::When::CodeOption:
                 for (const ShellWord& word : arguments) {
                     if (!word.literal)

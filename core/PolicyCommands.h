@@ -31,18 +31,20 @@ struct PolicyCommand
 ///
 /// - Every simple command of the syntax tree (ShellSyntax::commands()), nested ones included.
 /// - Wrappers are seen through (kWrappers in PolicyCommands.cpp: env, command, builtin, exec,
-///   nice, nohup, timeout, stdbuf, time, xargs, busybox, setsid, sudo, doas, chroot, ionice):
+///   nice, nohup, timeout, stdbuf, time, xargs, busybox, setsid, sudo, doas, chroot, ionice,
+///   flock, taskset, chrt, prlimit, strace, unshare, nsenter):
 ///   the wrapper is one command (`nice -n 5 rm x`), the program it runs another (`rm x`), with
 ///   the wrapper's own assignments (`env A=1 rm`). A program run by xargs gets the argument
-///   "…" for the ones it reads.
+///   "…" for the ones it reads. What find's -exec, -execdir, -ok and -okdir run is a command.
 /// - A shell's code is judged the same way, to a depth of kMaxShellDepth shells: `sh -c CODE`
 ///   and a shell fed a here-document or here-string without expansions.
 /// - Asked, never allowed (PolicyCommand::askedBecause): a line the parser cannot read; a
 ///   program name with expansions or unquoted glob/brace characters; eval, source, `.`,
 ///   alias, mapfile/readarray -C, trap with code; a shell reading code from its standard
 ///   input, from an argument with expansions or nested too deep; interpreters given code as an
-///   argument (kOpaquePrograms: python -c, perl -e, node -e, …); a wrapper whose program
-///   is not literal text; `env -S`.
+///   argument (kOpaquePrograms: python -c, perl -e, node -e, …); awk programs and sed scripts
+///   that may start commands (ProgramScripts.h); git -c, hash -p, enable -f; a wrapper whose
+///   program is not literal text; `env -S`, `flock -c`.
 QList<PolicyCommand> policyCommands(const QString& script, const QStringList& environment = {});
 
 } // namespace sbw

@@ -119,16 +119,22 @@ private Q_SLOTS:
         QCOMPARE(verdict.ruleText(), QString());
     }
 
-    // The policy of the table below: ls and echo allowed, rm denied, anything else asked.
+    // The policy of the table below: ls and echo allowed, and the programs that can run others
+    // from their arguments (so that a row asks only because of what they would run); rm
+    // denied; anything else asked.
     static Policy lsEchoRmPolicy()
     {
         Policy policy;
-        policy.defaultRules = {
-            {{ActionKind::Exec, ActionKind::Run}, QStringLiteral("ls"), PolicyDecision::Allow},
-            {{ActionKind::Exec, ActionKind::Run}, QStringLiteral("ls *"), PolicyDecision::Allow},
-            {{ActionKind::Exec, ActionKind::Run}, QStringLiteral("echo *"), PolicyDecision::Allow},
-            {{ActionKind::Exec, ActionKind::Run}, QStringLiteral("rm *"), PolicyDecision::Deny},
+        const auto allow = [&](const char* pattern) {
+            policy.defaultRules.append({{ActionKind::Exec, ActionKind::Run},
+                                        QString::fromLatin1(pattern), PolicyDecision::Allow});
         };
+        for (const char* pattern : {"ls", "ls *", "echo *", "find *", "awk *", "gawk *", "sed *",
+                                    "git *", "hash *", "enable *", "flock *", "taskset *",
+                                    "strace *"})
+            allow(pattern);
+        policy.defaultRules.append(
+            {{ActionKind::Exec, ActionKind::Run}, QStringLiteral("rm *"), PolicyDecision::Deny});
         return policy;
     }
 
@@ -224,6 +230,39 @@ private Q_SLOTS:
         row("wrapped shell", QStringLiteral("nohup sh -c 'rm x'"), deny);
         row("wrapper of a variable", QStringLiteral("env $X"), ask);
         row("allowed program, wrapper without a rule", QStringLiteral("nice ls"), ask);
+        row("exec -a", QStringLiteral("exec -a ls rm x"), deny);
+        row("builtin eval", QStringLiteral("builtin eval ls"), ask);
+        row("here-document to a wrapped shell", QStringLiteral("env sh <<EOF\nrm x\nEOF\n"), deny);
+        row("flock", QStringLiteral("flock /tmp/l rm x"), deny);
+        row("flock -c", QStringLiteral("flock /tmp/l -c 'ls'"), ask);
+        row("taskset", QStringLiteral("taskset -c 0 rm x"), deny);
+        row("strace", QStringLiteral("strace -f -o /tmp/t rm x"), deny);
+        // Programs that run other programs from their arguments.
+        row("find -exec", QStringLiteral("find . -name x -exec rm {} \\;"), deny);
+        row("find -execdir +", QStringLiteral("find / -execdir rm -rf {} +"), deny);
+        row("find -ok with a shell", QStringLiteral("find . -ok sh -c 'rm x' \\;"), deny);
+        row("find -exec of an unseen program", QStringLiteral("find . -exec $X {} \\;"), ask);
+        row("awk system()", QStringLiteral("awk 'BEGIN { system(\"ls\") }'"), ask);
+        row("awk pipe", QStringLiteral("awk '{ print | \"sh\" }' x"), ask);
+        row("awk program file", QStringLiteral("gawk -f prog.awk x"), ask);
+        row("awk program with expansions", QStringLiteral("awk \"$P\" x"), ask);
+        row("sed e command", QStringLiteral("sed '1e ls' x"), ask);
+        row("sed e flag", QStringLiteral("sed -e 's/x/ls/e' x"), ask);
+        row("sed e flag, other delimiter", QStringLiteral("sed 's|x|ls|ge' x"), ask);
+        row("sed script file", QStringLiteral("sed -f s.sed x"), ask);
+        row("git -c", QStringLiteral("git -c alias.x='!rm x' x"), ask);
+        row("hash -p", QStringLiteral("hash -p /bin/rm ls; ls x"), ask);
+        row("enable -f", QStringLiteral("enable -f ./x.so ls"), ask);
+        row("find", QStringLiteral("find . -name '*.py' -print"), allow);
+        row("find -exec of an allowed program", QStringLiteral("find . -exec ls {} \\;"), allow);
+        row("awk", QStringLiteral("awk -F: '{ print $1 }' /etc/passwd"), allow);
+        row("sed", QStringLiteral("sed -n -e 's/hello/there/g' -e '/^e/p' x"), allow);
+        row("sed in place", QStringLiteral("sed -i.bak '$d' x"), allow);
+        row("git", QStringLiteral("git status --short"), allow);
+        row("hash", QStringLiteral("hash -r"), allow);
+        // Function shadowing: the body is judged where it is defined.
+        row("function named like an allowed program", QStringLiteral("ls() { rm x; }; ls"), deny);
+        row("function running a shell", QStringLiteral("echo() { sh; }; echo hi"), ask);
         // Names and spellings.
         row("path", QStringLiteral("/bin/rm x"), deny);
         row("backslash", QStringLiteral("\\rm x"), deny);
@@ -269,14 +308,14 @@ private Q_SLOTS:
             agentExec(QStringLiteral("ls -la; rm -rf /root && eval x | wc")));
         QCOMPARE(verdict.decision, PolicyDecision::Deny);
         QCOMPARE(verdict.denialReason(),
-                 QStringLiteral("denied by policy rule 4 (exec,run \"rm *\"): rm -rf /root"));
+                 QStringLiteral("denied by policy rule 14 (exec,run \"rm *\"): rm -rf /root"));
         QCOMPARE(verdict.commands.size(), 4);
         QCOMPARE(verdict.commands[0].command, QStringLiteral("ls -la"));
         QCOMPARE(verdict.commands[0].explanation(),
                  QStringLiteral("allowed by policy rule 2 (exec,run \"ls *\")"));
         QCOMPARE(verdict.commands[1].command, QStringLiteral("rm -rf /root"));
         QCOMPARE(verdict.commands[1].explanation(),
-                 QStringLiteral("denied by policy rule 4 (exec,run \"rm *\")"));
+                 QStringLiteral("denied by policy rule 14 (exec,run \"rm *\")"));
         QCOMPARE(verdict.commands[2].command, QStringLiteral("eval x"));
         QCOMPARE(verdict.commands[2].explanation(),
                  QStringLiteral("eval: the policy cannot see what it runs"));

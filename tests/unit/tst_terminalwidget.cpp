@@ -229,6 +229,25 @@ private Q_SLOTS:
         QCOMPARE(screen.screenText(), QStringLiteral("c\nd"));
     }
 
+    // Found by tests/fuzz/fuzz_terminal (crashes/terminal/cursor-column-off-the-screen): a
+    // double-height line (DECDHL) on a screen made one column wide has no columns for libvterm,
+    // which then put the cursor on column -1.
+    void doubleWidthLinesKeepTheCursorOnTheScreen()
+    {
+        sbw::TerminalScreen screen(20, 18);
+        screen.feed("\x1b#3");
+        screen.resize(1, 1);
+        QCOMPARE(screen.cols(), sbw::TerminalScreen::kMinimumColumns);
+        const auto onTheScreen = [&] {
+            const QPoint cursor = screen.cursor();
+            return cursor.y() == 0 && cursor.x() >= 0 && cursor.x() <= screen.cols();
+        };
+        for (const char* output : {"\x1b[X", "ab", "\x1b[5D", "\x1b#6c"}) {
+            screen.feed(output);
+            QVERIFY2(onTheScreen(), output);
+        }
+    }
+
     // Found by tests/fuzz/fuzz_terminal (crashes/terminal/seventeen-csi-arguments): libvterm
     // 0.1.4 wrote the 17th argument of a CSI sequence past its array.
     void csiSequencesKeepSixteenArguments()

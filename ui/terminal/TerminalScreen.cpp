@@ -88,7 +88,7 @@ void TerminalScreen::damaged()
 }
 
 TerminalScreen::TerminalScreen(int cols, int rows, QObject* parent)
-    : QObject(parent), m_cols(std::max(1, cols)), m_rows(std::max(1, rows))
+    : QObject(parent), m_cols(std::max(kMinimumColumns, cols)), m_rows(std::max(1, rows))
 {
     m_vt = vterm_new(m_rows, m_cols);
     vterm_set_utf8(m_vt, 1);
@@ -142,7 +142,7 @@ void TerminalScreen::feed(QByteArrayView bytes)
 
 bool TerminalScreen::resize(int cols, int rows)
 {
-    cols = std::max(1, cols);
+    cols = std::max(kMinimumColumns, cols);
     rows = std::max(1, rows);
     if (cols == m_cols && rows == m_rows)
         return false;

@@ -37,13 +37,20 @@ public:
     /// Scrollback lines kept; older ones are dropped.
     static constexpr int kScrollbackLines = 10'000;
 
+    /// The narrowest screen. libvterm gives a double-width line (DECDWL, DECDHL) half the
+    /// columns; on one column that is none, and libvterm 0.1.4 then puts the cursor on column
+    /// -1 (found by tests/fuzz/fuzz_terminal). Two columns keep one for such a line.
+    static constexpr int kMinimumColumns = 2;
+
+    /// A screen of at least kMinimumColumns columns and one row.
     TerminalScreen(int cols, int rows, QObject* parent = nullptr);
     ~TerminalScreen() override;
 
     /// Parses program output (UTF-8 with escape sequences; may be cut anywhere).
     void feed(QByteArrayView bytes);
 
-    /// Changes the grid (each at least 1). Returns false when the size was already that.
+    /// Changes the grid (at least kMinimumColumns columns and one row). Returns false when the
+    /// size was already that.
     bool resize(int cols, int rows);
     int cols() const { return m_cols; }
     int rows() const { return m_rows; }

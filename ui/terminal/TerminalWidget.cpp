@@ -127,10 +127,9 @@ void TerminalWidget::onScreenChanged()
 
 void TerminalWidget::updateGrid()
 {
-    const int cols = std::max(2, viewport()->width() / m_cell.width());
-    const int rows = std::max(1, viewport()->height() / m_cell.height());
-    if (m_screen.resize(cols, rows))
-        Q_EMIT sizeChanged(cols, rows);
+    // The screen keeps its own minimum size; the guest's PTY gets the size it took.
+    if (m_screen.resize(viewport()->width() / m_cell.width(), viewport()->height() / m_cell.height()))
+        Q_EMIT sizeChanged(m_screen.cols(), m_screen.rows());
 }
 
 void TerminalWidget::scrollToBottom()
