@@ -43,11 +43,11 @@ struct ChannelBridge::State
 namespace {
 constexpr int kChunk = 64 * 1024;
 
-// Each registered callback holds one reference to the state; libvirt frees it through these.
-void releaseState(void* opaque) { delete static_cast<std::shared_ptr<ChannelBridge::State>*>(opaque); }
+// The callbacks get the state as a plain pointer: ~ChannelBridge keeps it alive until they
+// cannot run any more (LibvirtEventLoop::releaseAfterCallbacks()).
 ChannelBridge::State& stateOf(void* opaque)
 {
-    return **static_cast<std::shared_ptr<ChannelBridge::State>*>(opaque);
+    return *static_cast<ChannelBridge::State*>(opaque);
 }
 } // namespace
 
@@ -219,9 +219,9 @@ Expected<std::unique_ptr<ChannelBridge>> ChannelBridge::open(virConnectPtr conn,
         stateOf(opaque).onSocket(events);
     };
     virStreamEventAddCallback(state->stream, VIR_STREAM_EVENT_READABLE, streamCallback,
-                              new std::shared_ptr<State>(state), releaseState);
+                              state.get(), nullptr);
     state->fdWatch = virEventAddHandle(state->fd, VIR_EVENT_HANDLE_READABLE, socketCallback,
-                                       new std::shared_ptr<State>(state), releaseState);
+                                       state.get(), nullptr);
     return std::unique_ptr<ChannelBridge>(new ChannelBridge(state, fds[1]));
 }
 
@@ -236,6 +236,7 @@ ChannelBridge::~ChannelBridge()
         std::lock_guard lock(m_state->mutex);
         m_state->close();
     }
+    LibvirtEventLoop::releaseAfterCallbacks(std::move(m_state));
     if (m_peerFd >= 0)
         ::close(m_peerFd);
 }

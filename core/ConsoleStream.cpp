@@ -28,11 +28,6 @@ struct ConsoleStream::State
 
 namespace {
 constexpr int kChunk = 64 * 1024;
-
-void releaseState(void* opaque)
-{
-    delete static_cast<std::shared_ptr<ConsoleStream::State>*>(opaque);
-}
 } // namespace
 
 void ConsoleStream::State::updateInterest()
@@ -155,11 +150,12 @@ Expected<void> ConsoleStream::open(virConnectPtr conn, const QString& domainName
     state->owner = this;
     state->stream = stream;
     const auto callback = [](virStreamPtr, int events, void* opaque) {
-        (*static_cast<std::shared_ptr<State>*>(opaque))->onStream(events);
+        // A plain pointer: close() keeps the state alive until this cannot run any more.
+        static_cast<State*>(opaque)->onStream(events);
     };
     if (virStreamEventAddCallback(
             stream, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR | VIR_STREAM_EVENT_HANGUP,
-            callback, new std::shared_ptr<State>(state), releaseState) < 0) {
+            callback, state.get(), nullptr) < 0) {
         const Error error = virtError(what);
         virStreamAbort(stream);
         virStreamFree(stream);
@@ -200,7 +196,7 @@ void ConsoleStream::close()
         m_state->owner = nullptr;
         m_state->close();
     }
-    m_state.reset();
+    LibvirtEventLoop::releaseAfterCallbacks(std::move(m_state));
 }
 
 } // namespace sbw

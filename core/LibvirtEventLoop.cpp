@@ -15,6 +15,11 @@
 
 namespace sbw {
 
+namespace {
+/// releaseAfterCallbacks() objects not dropped yet.
+std::atomic_int g_pendingReleases{0};
+} // namespace
+
 struct LibvirtEventLoop::Private
 {
     std::atomic_bool stopping{false};
@@ -38,6 +43,11 @@ LibvirtEventLoop::~LibvirtEventLoop()
     virEventUpdateTimeout(d->wakeTimer, 0);
     if (d->thread.joinable())
         d->thread.join();
+    // Objects given to releaseAfterCallbacks() just before exit: one iteration fires their
+    // timers, the next runs the free callbacks libvirt defers to the loop.
+    virEventUpdateTimeout(d->wakeTimer, 0);
+    for (int turn = 0; turn < 4 && g_pendingReleases > 0; ++turn)
+        virEventRunDefaultImpl();
     virEventRemoveTimeout(d->wakeTimer);
     delete d;
 }
@@ -47,6 +57,24 @@ void LibvirtEventLoop::run()
     while (!d->stopping) {
         if (virEventRunDefaultImpl() < 0)
             qCWarning(lcVirt) << "libvirt event loop iteration failed:" << lastVirtErrorMessage();
+    }
+}
+
+void LibvirtEventLoop::releaseAfterCallbacks(std::shared_ptr<void> object)
+{
+    // A timer due at once, removed when it fires; its free callback, which libvirt calls on the
+    // loop's thread after that iteration, drops the reference.
+    auto* held = new std::shared_ptr<void>(std::move(object));
+    ++g_pendingReleases;
+    const int timer = virEventAddTimeout(
+        0, [](int timer, void*) { virEventRemoveTimeout(timer); }, held,
+        [](void* opaque) {
+            delete static_cast<std::shared_ptr<void>*>(opaque);
+            --g_pendingReleases;
+        });
+    if (timer < 0) { // no loop to wait for: nothing can be running on it
+        delete held;
+        --g_pendingReleases;
     }
 }
 

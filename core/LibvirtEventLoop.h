@@ -1,5 +1,7 @@
 #pragma once
 
+#include <memory>
+
 namespace sbw {
 
 /// The process-wide libvirt event loop. libvirt dispatches domain events, keepalive and stream
@@ -21,6 +23,14 @@ public:
     static void prepareProcess();
 
     static void ensureRunning();
+
+    /// Drops `object` on the loop's thread once the callbacks running there now have returned.
+    /// A stream or handle callback removed a moment ago may still be running: libvirt calls it
+    /// outside its own lock, so the data it was given must outlive the removal. Callers pass
+    /// that data as a plain pointer, without a free callback (libvirt 9.0's remote streams did
+    /// not call a stream callback's free callback, which leaked its data), and release their
+    /// reference through this after removing the callback. Any thread.
+    static void releaseAfterCallbacks(std::shared_ptr<void> object);
 
 private:
     LibvirtEventLoop();

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # One command for the whole test suite: set everything up, then run every CTest test:
-#   integration, gui  real guests (KVM where /dev/kvm is usable, else TCG) and widgets, in build/
-#                     (preset default)
-#   unit         under AddressSanitizer and UndefinedBehaviorSanitizer, in build-asan/ (preset
-#                asan; suppressions for reports inside libraries: tests/sanitizers/)
-#   fuzz         each libFuzzer target for $SBW_FUZZ_SECONDS (default 30) s and its committed
-#                inputs, in build-fuzz/ (preset fuzz, clang)
+#   integration  real guests (KVM where /dev/kvm is usable, else TCG), in build/ (preset default)
+#   unit, gui    under AddressSanitizer and UndefinedBehaviorSanitizer, in build-asan/ (preset
+#                asan; suppressions for reports inside libraries: tests/sanitizers/); the gui
+#                tests drive the widgets, several of them on real guests
+#   fuzz         each libFuzzer target for its fixed number of runs from a fixed seed (about 30 s;
+#                $SBW_FUZZ_RUNS_PERCENT scales them, default 100) and its committed inputs, in
+#                build-fuzz/ (preset fuzz, clang)
 # Each build builds only what its tests need, so every test is built once. Every test runs once:
 # a test that fails sometimes is a bug to find, not to retry.
 #
@@ -16,24 +17,24 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-fuzz_seconds=${SBW_FUZZ_SECONDS:-30}
+fuzz_runs_percent=${SBW_FUZZ_RUNS_PERCENT:-100}
 
-packaging/setup.sh guests
+packaging/setup.sh integration
 echo "==> guest image python-data (the tests of image templates and charts use it)"
 packaging/guest/build-image.sh python-data
-echo "==> sanitizer build (preset asan, into build-asan/): the unit tests"
+echo "==> sanitizer build (preset asan, into build-asan/): the unit and gui tests"
 cmake --preset asan >/dev/null
-cmake --build --preset asan --target unit-tests
+cmake --build --preset asan --target unit-tests gui-tests
 echo "==> fuzz build (preset fuzz, clang, into build-fuzz/)"
-cmake --preset fuzz -DSBW_FUZZ_SECONDS="$fuzz_seconds" >/dev/null
+cmake --preset fuzz -DSBW_FUZZ_RUNS_PERCENT="$fuzz_runs_percent" >/dev/null
 cmake --build --preset fuzz
 
 failed=()
-echo "==> integration and gui tests (build/)"
-ctest --preset default -L 'integration|gui' "$@" || failed+=("integration and gui")
-echo "==> unit tests under ASan and UBSan (build-asan/)"
-ctest --preset asan "$@" || failed+=("unit (sanitizers)")
-echo "==> fuzz targets, ${fuzz_seconds} s each (build-fuzz/)"
+echo "==> integration tests (build/)"
+ctest --preset default -L integration "$@" || failed+=(integration)
+echo "==> unit and gui tests under ASan and UBSan (build-asan/)"
+ctest --preset asan "$@" || failed+=("unit and gui (sanitizers)")
+echo "==> fuzz targets, ${fuzz_runs_percent} % of their runs each (build-fuzz/)"
 ctest --preset fuzz "$@" || failed+=(fuzz)
 
 if [ ${#failed[@]} -gt 0 ]; then

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# setup.sh [app|all|guests]
+# setup.sh [app|all|integration]
 #
 # Sets everything up on a fresh Debian 12 / Ubuntu 24.04 machine: packages, the libvirt daemon,
 # the build (CMake preset "default", into build/) and the default guest image. "all" (the
-# default) builds every target and installs the MCP test client; "guests" (for
-# packaging/run-tests.sh, which builds the unit tests under the sanitizers instead) builds only
-# the integration and gui tests and the programs they start, and installs the MCP test client;
-# "app" builds only the window and the CLI (sandbox-workbench, sbw), which takes about
+# default) builds every target and installs the MCP test client; "integration" (for
+# packaging/run-tests.sh, which builds the unit and gui tests under the sanitizers instead)
+# builds only the integration tests and the programs they start, and installs the MCP test
+# client; "app" builds only the window and the CLI (sandbox-workbench, sbw), which takes about
 # half as long.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,8 +16,8 @@ what=${1:-all}
 case $what in
     app) targets=(--target sandbox-workbench sbw); steps=4 ;;
     all) targets=(); steps=5 ;;
-    guests) targets=(--target integration-tests gui-tests); steps=5 ;;
-    *) echo "usage: $0 [app|all|guests]" >&2; exit 2 ;;
+    integration) targets=(--target integration-tests); steps=5 ;;
+    *) echo "usage: $0 [app|all|integration]" >&2; exit 2 ;;
 esac
 
 echo "==> [1/$steps] packages"
@@ -26,7 +26,7 @@ echo "==> [2/$steps] libvirt daemon"
 packaging/start-libvirt.sh
 case $what in
     app) echo "==> [3/$steps] build (the window and the CLI)" ;;
-    guests) echo "==> [3/$steps] build (the integration and gui tests and the programs they start)" ;;
+    integration) echo "==> [3/$steps] build (the integration tests and the programs they start)" ;;
     *) echo "==> [3/$steps] build" ;;
 esac
 cmake --preset default >/dev/null

@@ -115,6 +115,47 @@ QJsonObject fileEntry(const QString& name, const QString& type, qint64 size, con
             {QStringLiteral("mode"), mode}};
 }
 
+/// An MCP server with the workbench's tools behind a PolicyGate with an approval queue, one
+/// stdio session, and the result of the last request sent (`answer`, empty until it came).
+struct GatedServer
+{
+    GatedServer(sbw::HypervisorConnection* connection, const sbw::Policy& policy,
+                const std::shared_ptr<sbw::CommandLog>& log)
+        : gate(policy, log), server(&gate, log)
+    {
+        gate.setApprovalQueue(&queue);
+        for (sbw::McpTool& tool : sbw::workbenchTools(std::make_shared<sbw::McpSandboxes>(connection)))
+            server.addTool(std::move(tool));
+        session = server.openSession(QStringLiteral("stdio"));
+    }
+
+    void send(int id, const QString& method, const QJsonObject& params)
+    {
+        answer.reset();
+        server.handle(session,
+                      QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                  {QStringLiteral("id"), id},
+                                  {QStringLiteral("method"), method},
+                                  {QStringLiteral("params"), params}},
+                      [this](const QJsonObject& reply) {
+                          answer = reply.value(QLatin1String("result")).toObject();
+                      });
+    }
+
+    void initialize(const QString& clientName)
+    {
+        send(1, QStringLiteral("initialize"),
+             {{QStringLiteral("protocolVersion"), QStringLiteral("2025-06-18")},
+              {QStringLiteral("clientInfo"), QJsonObject{{QStringLiteral("name"), clientName}}}});
+    }
+
+    sbw::ApprovalQueue queue;
+    sbw::PolicyGate gate;
+    sbw::McpServer server;
+    QString session;
+    std::optional<QJsonObject> answer;
+};
+
 } // namespace
 
 class TestMcp : public QObject
@@ -760,27 +801,11 @@ print(total)
         QVERIFY2(row->durationMs < 60000, qPrintable(QString::number(row->durationMs)));
     }
 
-    /// The names of the libvirt domains of ephemeral runs (sbw-run-…), running or not.
-    QStringList runDomains()
-    {
-        virDomainPtr* domains = nullptr;
-        const int count = virConnectListAllDomains(m_connection->handle(), &domains, 0);
-        QStringList names;
-        for (int i = 0; i < count; ++i) {
-            const QString name = QString::fromUtf8(virDomainGetName(domains[i]));
-            if (name.startsWith(QLatin1String("sbw-run-")))
-                names << name;
-            virDomainFree(domains[i]);
-        }
-        free(domains);
-        return names;
-    }
-
     /// A run_code call cancelled by the client while it runs: its microVM is destroyed, the
     /// client gets no result, the row says cancelled and by whom.
     void cancelledRunDestroysItsMicroVm()
     {
-        const QStringList before = runDomains();
+        const QStringList before = sbw::test::runDomains(sbw::test::guestUri());
         QTemporaryDir dir;
         const QString go = dir.filePath(QStringLiteral("go"));
         QJsonObject step = call(
@@ -795,12 +820,12 @@ print(total)
         node.start(QStringLiteral("node"),
                    {QStringLiteral(SBW_MCP_CLIENT_DIR "/client.mjs"),
                     QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact))});
-        QTRY_VERIFY_WITH_TIMEOUT(runDomains().size() > before.size(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(sbw::test::runDomains(sbw::test::guestUri()).size() > before.size(), 60000);
         QTest::qWait(3000); // booting or running: either way the run stops
         QFile file(go);
         QVERIFY(file.open(QIODevice::WriteOnly));
         QVERIFY(node.waitForFinished(60000));
-        QTRY_COMPARE_WITH_TIMEOUT(runDomains(), before, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(sbw::test::runDomains(sbw::test::guestUri()), before, 30000);
         const QList<QByteArray> lines = node.readAllStandardOutput().trimmed().split('\n');
         QCOMPARE(lines.size(), 2);
         const QJsonObject outcome = QJsonDocument::fromJson(lines.last()).object();
@@ -931,35 +956,13 @@ print(total)
             "rules": [{"kinds": ["exec"], "decision": "ask"}, {"decision": "allow"}]}}})",
             QStringLiteral("policy"));
         QVERIFY(policy.ok());
-        sbw::PolicyGate gate(policy.value(), log.value());
-        sbw::ApprovalQueue queue;
-        gate.setApprovalQueue(&queue);
+        GatedServer mcp(m_connection.get(), policy.value(), log.value());
         sbw::ApprovalPause pause(m_connection.get(), log.value());
-        gate.setApprovalPause(&pause);
-        sbw::McpServer server(&gate, log.value());
-        for (sbw::McpTool& tool :
-             sbw::workbenchTools(std::make_shared<sbw::McpSandboxes>(m_connection.get())))
-            server.addTool(std::move(tool));
-        const QString session = server.openSession(QStringLiteral("stdio"));
-        std::optional<QJsonObject> answer;
-        const auto send = [&](const QString& method, const QJsonObject& params) {
-            answer.reset();
-            server.handle(session,
-                          QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                                      {QStringLiteral("id"), 1},
-                                      {QStringLiteral("method"), method},
-                                      {QStringLiteral("params"), params}},
-                          [&answer](const QJsonObject& reply) {
-                              answer = reply.value(QLatin1String("result")).toObject();
-                          });
-        };
-        send(QStringLiteral("initialize"),
-             {{QStringLiteral("protocolVersion"), QStringLiteral("2025-06-18")},
-              {QStringLiteral("clientInfo"),
-               QJsonObject{{QStringLiteral("name"), QStringLiteral("pauser")}}}});
-        QVERIFY(answer);
+        mcp.gate.setApprovalPause(&pause);
+        mcp.initialize(QStringLiteral("pauser"));
+        QVERIFY(mcp.answer);
         const auto exec = [&](const QString& shell) {
-            send(QStringLiteral("tools/call"),
+            mcp.send(1, QStringLiteral("tools/call"),
                  {{QStringLiteral("name"), QStringLiteral("exec")},
                   {QStringLiteral("arguments"),
                    QJsonObject{{QStringLiteral("workspace"), kWorkspace},
@@ -978,48 +981,48 @@ print(total)
 
         // Approved: paused while it waits, running again before the command runs.
         exec(QStringLiteral("echo approved; cat /proc/uptime >/dev/null"));
-        QTRY_COMPARE_WITH_TIMEOUT(queue.pending().size(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(mcp.queue.pending().size(), 1, 5000);
         QTRY_COMPARE_WITH_TIMEOUT(domainState(), int(VIR_DOMAIN_PAUSED), 10000);
         // The pause's worker reports to the pause's thread after libvirt paused the domain.
         QTRY_VERIFY_WITH_TIMEOUT(pause.holdsPaused(kWorkspace), 10000);
         QTest::qWait(300);
-        QVERIFY(!answer);
+        QVERIFY(!mcp.answer);
         QCOMPARE(domainState(), int(VIR_DOMAIN_PAUSED));
         QElapsedTimer sinceApproval;
         sinceApproval.start();
-        QVERIFY(queue.approve(queue.pending().at(0).id, QStringLiteral("alice")));
-        QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 120000);
+        QVERIFY(mcp.queue.approve(mcp.queue.pending().at(0).id, QStringLiteral("alice")));
+        QTRY_VERIFY_WITH_TIMEOUT(mcp.answer.has_value(), 120000);
         qInfo("approved exec answered %lld ms after the approval (resume and command)",
               sinceApproval.elapsed());
         QCOMPARE(domainState(), int(VIR_DOMAIN_RUNNING));
-        QVERIFY2(!answer->value(QLatin1String("isError")).toBool(),
-                 QJsonDocument(*answer).toJson().constData());
-        QCOMPARE(structured(*answer).value(QLatin1String("stdout")).toString(),
+        QVERIFY2(!mcp.answer->value(QLatin1String("isError")).toBool(),
+                 QJsonDocument(*mcp.answer).toJson().constData());
+        QCOMPARE(structured(*mcp.answer).value(QLatin1String("stdout")).toString(),
                  QStringLiteral("approved\n"));
-        QCOMPARE(structured(*answer).value(QLatin1String("exit_status")).toInt(), 0);
+        QCOMPARE(structured(*mcp.answer).value(QLatin1String("exit_status")).toInt(), 0);
         QVERIFY(!pause.holdsPaused(kWorkspace));
 
         // Timed out: resumed as well; the agent reads the reason.
-        queue.setTimeout(std::chrono::seconds(3));
+        mcp.queue.setTimeout(std::chrono::seconds(3));
         exec(QStringLiteral("echo late"));
         QTRY_COMPARE_WITH_TIMEOUT(domainState(), int(VIR_DOMAIN_PAUSED), 10000);
-        QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 20000);
-        QCOMPARE(text(*answer), QStringLiteral("denied: not approved within 3 s"));
+        QTRY_VERIFY_WITH_TIMEOUT(mcp.answer.has_value(), 20000);
+        QCOMPARE(text(*mcp.answer), QStringLiteral("denied: not approved within 3 s"));
         QCOMPARE(domainState(), int(VIR_DOMAIN_RUNNING));
 
         // Paused by the person before the call: still paused after the denial.
         auto workspace = sbw::Workspace::open(*m_connection, kWorkspace);
         QVERIFY(workspace.ok());
         QVERIFY(workspace.value()->pause().ok());
-        queue.setTimeout(std::chrono::minutes(5));
+        mcp.queue.setTimeout(std::chrono::minutes(5));
         exec(QStringLiteral("echo never"));
-        QTRY_COMPARE_WITH_TIMEOUT(queue.pending().size(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(mcp.queue.pending().size(), 1, 5000);
         QTest::qWait(500);
         QVERIFY(!pause.holdsPaused(kWorkspace));
-        QVERIFY(queue.deny(queue.pending().at(0).id, QStringLiteral("alice"),
+        QVERIFY(mcp.queue.deny(mcp.queue.pending().at(0).id, QStringLiteral("alice"),
                            QStringLiteral("not now")));
-        QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 10000);
-        QCOMPARE(text(*answer), QStringLiteral("denied: not now"));
+        QTRY_VERIFY_WITH_TIMEOUT(mcp.answer.has_value(), 10000);
+        QCOMPARE(text(*mcp.answer), QStringLiteral("denied: not now"));
         QTest::qWait(500);
         QCOMPARE(domainState(), int(VIR_DOMAIN_PAUSED));
         QVERIFY(workspace.value()->resume().ok());
@@ -1074,33 +1077,11 @@ print(total)
             {"decision": "allow"}]})",
             QStringLiteral("policy"));
         QVERIFY(policy.ok());
-        sbw::PolicyGate gate(policy.value(), log.value());
-        sbw::ApprovalQueue queue;
-        gate.setApprovalQueue(&queue);
-        sbw::McpServer server(&gate, log.value());
-        for (sbw::McpTool& tool :
-             sbw::workbenchTools(std::make_shared<sbw::McpSandboxes>(m_connection.get())))
-            server.addTool(std::move(tool));
-        const QString session = server.openSession(QStringLiteral("stdio"));
-        std::optional<QJsonObject> answer;
-        const auto send = [&](int id, const QString& method, const QJsonObject& params) {
-            answer.reset();
-            server.handle(session,
-                          QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                                      {QStringLiteral("id"), id},
-                                      {QStringLiteral("method"), method},
-                                      {QStringLiteral("params"), params}},
-                          [&answer](const QJsonObject& reply) {
-                              answer = reply.value(QLatin1String("result")).toObject();
-                          });
-        };
-        send(1, QStringLiteral("initialize"),
-             {{QStringLiteral("protocolVersion"), QStringLiteral("2025-06-18")},
-              {QStringLiteral("clientInfo"),
-               QJsonObject{{QStringLiteral("name"), QStringLiteral("swapper")}}}});
-        QVERIFY(answer);
+        GatedServer mcp(m_connection.get(), policy.value(), log.value());
+        mcp.initialize(QStringLiteral("swapper"));
+        QVERIFY(mcp.answer);
         const auto write = [&](int id, const QString& path) {
-            send(id, QStringLiteral("tools/call"),
+            mcp.send(id, QStringLiteral("tools/call"),
                  {{QStringLiteral("name"), QStringLiteral("write_file")},
                   {QStringLiteral("arguments"),
                    QJsonObject{{QStringLiteral("workspace"), kWorkspace},
@@ -1108,36 +1089,36 @@ print(total)
                                {QStringLiteral("content"), QStringLiteral("evil\n")}}}});
         };
         write(2, QStringLiteral("/root/swap/./f"));
-        QTRY_COMPARE_WITH_TIMEOUT(queue.pending().size(), 1, 60000);
-        QCOMPARE(queue.pending().at(0).request.path, QStringLiteral("/root/swap/f"));
+        QTRY_COMPARE_WITH_TIMEOUT(mcp.queue.pending().size(), 1, 60000);
+        QCOMPARE(mcp.queue.pending().at(0).request.path, QStringLiteral("/root/swap/f"));
         QCOMPARE(guest("rmdir /root/swap && ln -s /etc /root/swap").first, 0);
-        QVERIFY(queue.approve(queue.pending().at(0).id, QStringLiteral("alice")));
-        QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 60000);
-        QCOMPARE(answer->value(QLatin1String("isError")).toBool(), true);
-        QCOMPARE(text(*answer),
+        QVERIFY(mcp.queue.approve(mcp.queue.pending().at(0).id, QStringLiteral("alice")));
+        QTRY_VERIFY_WITH_TIMEOUT(mcp.answer.has_value(), 60000);
+        QCOMPARE(mcp.answer->value(QLatin1String("isError")).toBool(), true);
+        QCOMPARE(text(*mcp.answer),
                  QStringLiteral(
                      "refused: /root/swap/f was approved, but it now leads to /etc/f (a symlink "
                      "changed in between); nothing was written"));
         QCOMPARE(guest("test -e /etc/f").first, 1);
 
-        // Cancelled while it waits: out of the queue, never answered, never written.
+        // Cancelled while it waits: out of the mcp.queue, never answered, never written.
         write(3, QStringLiteral("/root/later"));
-        QTRY_COMPARE_WITH_TIMEOUT(queue.pending().size(), 1, 60000);
-        server.handle(
-            session,
+        QTRY_COMPARE_WITH_TIMEOUT(mcp.queue.pending().size(), 1, 60000);
+        mcp.server.handle(
+            mcp.session,
             QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
                         {QStringLiteral("method"), QStringLiteral("notifications/cancelled")},
                         {QStringLiteral("params"), QJsonObject{{QStringLiteral("requestId"), 3}}}},
             [](const QJsonObject&) {});
-        QVERIFY(queue.pending().isEmpty());
+        QVERIFY(mcp.queue.pending().isEmpty());
         QTest::qWait(1000);
-        QVERIFY(!answer);
+        QVERIFY(!mcp.answer);
         QCOMPARE(guest("test -e /root/later").first, 1);
         sbw::LogFilter filter;
         filter.text = QStringLiteral("/root/later");
         const auto rows = log.value()->rows(filter);
         QVERIFY(rows.ok());
-        QCOMPARE(rows->size(), 1); // the policy gate's: it never ran
+        QCOMPARE(rows->size(), 1); // the policy mcp.gate's: it never ran
         QCOMPARE(rows->at(0).outcome, sbw::Outcome::Cancelled);
         QCOMPARE(rows->at(0).error, QStringLiteral("cancelled by the client (agent swapper)"));
         QCOMPARE(guest("rm /root/swap").first, 0);

@@ -8,6 +8,7 @@
 // prints and logs the same outcome; a forced stop says that writes may be lost.
 
 #include "CommandLog.h"
+#include "CommandLogRows.h"
 #include "HypervisorConnection.h"
 #include "StoragePool.h"
 #include "TestEnvironment.h"
@@ -176,19 +177,13 @@ private Q_SLOTS:
         QCOMPARE(cli.exitCode(), 0);
 
         // Its command-log row says the same.
-        auto log = sbw::CommandLog::open(sbw::CommandLog::defaultPath());
-        QVERIFY(log.ok());
-        sbw::LogFilter filter;
-        filter.sandbox = kName;
-        const auto rows = log.value()->rows(filter, 1);
-        QVERIFY(rows.ok() && rows->size() == 1);
-        const sbw::ActionRecord row = rows->first();
-        QCOMPARE(row.kind, sbw::ActionKind::Stop);
-        QCOMPARE(row.actor.kind, sbw::Actor::Kind::Cli);
-        QCOMPARE(row.outcome, sbw::Outcome::Succeeded);
-        QCOMPARE(row.error, QString());
-        QCOMPARE(log.value()->output(row.id, sbw::OutputStream::Stdout).value(),
-                 err.mid(int(qstrlen("sbw: "))));
+        const auto logged = sbw::test::newestRow(kName);
+        QVERIFY(logged);
+        QCOMPARE(logged->row.kind, sbw::ActionKind::Stop);
+        QCOMPARE(logged->row.actor.kind, sbw::Actor::Kind::Cli);
+        QCOMPARE(logged->row.outcome, sbw::Outcome::Succeeded);
+        QCOMPARE(logged->row.error, QString());
+        QCOMPARE(logged->stdoutText, err.mid(int(qstrlen("sbw: "))));
 
         startAndCheckCleanRoot();
         QCOMPARE(run(QStringLiteral("cat /root/late")), QByteArray("one second before the stop\n"));
@@ -283,17 +278,12 @@ private Q_SLOTS:
         QCOMPARE(cli.readAllStandardOutput(), QByteArray("test-durable: stopped\n"));
         QCOMPARE(cli.readAllStandardError(), "sbw: warning: " + summary + "\n");
         QCOMPARE(cli.exitCode(), 1);
-        auto log = sbw::CommandLog::open(sbw::CommandLog::defaultPath());
-        QVERIFY(log.ok());
-        sbw::LogFilter filter;
-        filter.sandbox = kName;
-        const auto rows = log.value()->rows(filter, 1);
-        QVERIFY(rows.ok() && rows->size() == 1);
-        QCOMPARE(rows->first().kind, sbw::ActionKind::Stop);
-        QCOMPARE(rows->first().outcome, sbw::Outcome::Failed);
-        QCOMPARE(rows->first().error, QString::fromUtf8(summary));
-        QCOMPARE(log.value()->output(rows->first().id, sbw::OutputStream::Stdout).value(),
-                 summary + "\n");
+        const auto logged = sbw::test::newestRow(kName);
+        QVERIFY(logged);
+        QCOMPARE(logged->row.kind, sbw::ActionKind::Stop);
+        QCOMPARE(logged->row.outcome, sbw::Outcome::Failed);
+        QCOMPARE(logged->row.error, QString::fromUtf8(summary));
+        QCOMPARE(logged->stdoutText, summary + "\n");
     }
 };
 

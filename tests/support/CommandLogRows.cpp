@@ -29,4 +29,18 @@ qint64 logApproval(CommandLog& log, const QString& sandbox, const Actor& actor, 
     return id;
 }
 
+std::optional<LoggedRow> newestRow(const QString& sandbox)
+{
+    auto log = CommandLog::open(CommandLog::defaultPath());
+    if (!log)
+        return std::nullopt;
+    LogFilter filter;
+    filter.sandbox = sandbox;
+    const auto rows = log.value()->rows(filter, 1);
+    if (!rows || rows->isEmpty())
+        return std::nullopt;
+    const auto output = log.value()->output(rows->first().id, OutputStream::Stdout);
+    return LoggedRow{rows->first(), output ? output.value() : QByteArray()};
+}
+
 } // namespace sbw::test

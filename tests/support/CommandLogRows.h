@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <optional>
 
 namespace sbw::test {
 
@@ -18,5 +19,16 @@ qint64 logExec(CommandLog& log, const ActionStart& start, OutputStream stream, c
 /// `sandbox`, and alice approved it `waitedMs` ms later (the row spans that wait, so its
 /// duration is at least `waitedMs`). Returns the row's id; fails like logExec().
 qint64 logApproval(CommandLog& log, const QString& sandbox, const Actor& actor, qint64 waitedMs);
+
+/// A row of the command log with what its command wrote to stdout.
+struct LoggedRow
+{
+    ActionRecord row;
+    QByteArray stdoutText;
+};
+
+/// The newest row of `sandbox` in the command log at CommandLog::defaultPath() (where the
+/// programs under test write), or nullopt when the log cannot be read or has no such row.
+std::optional<LoggedRow> newestRow(const QString& sandbox);
 
 } // namespace sbw::test

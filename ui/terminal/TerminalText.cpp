@@ -54,7 +54,11 @@ QByteArray neutralisedPaste(QStringView text)
 QByteArray neutralisedStatusRequests(QByteArrayView bytes, QByteArray* held)
 {
     static constexpr QByteArrayView kIntroducer("\x1bP$q");
-    static constexpr QByteArrayView kKnown[] = {"m\x1b", "r\x1b", "s\x1b", " q\x1b", "\"q\x1b"};
+    // Whole requests, up to their string terminator: libvterm reads on past an ESC that a
+    // control character follows, so "m" ESC 0x1f "\\" was not the request "m" but one it does
+    // not know, and crashed it like any other (found by tests/fuzz/fuzz_terminal).
+    static constexpr QByteArrayView kKnown[] = {"m\x1b\\", "r\x1b\\", "s\x1b\\", " q\x1b\\",
+                                                "\"q\x1b\\"};
     QByteArray out = bytes.toByteArray();
     held->clear();
     for (qsizetype at = out.indexOf(kIntroducer); at >= 0;

@@ -26,8 +26,9 @@ QByteArray neutralisedPaste(QStringView text);
 /// not know made into a DCS it ignores ("$q" becomes "$Q"). libvterm 0.1.4 answers an unknown
 /// request with sprintf("0$r%.s", length, text), which reads the length as a pointer: one
 /// `printf '\eP$qx\e\\'` in a guest crashed the window (found by tests/fuzz/fuzz_terminal).
-/// The known ones ("m", "r", "s", " q", "\"q") pass unchanged. The start of a request cut by
-/// the end of `bytes` (at most 7 bytes) is left in `*held`, to be put before the next output.
+/// The known ones ("m", "r", "s", " q", "\"q", each ended by ESC \\ right after it) pass
+/// unchanged. The start of a request cut by the end of `bytes` (at most 8 bytes) is left in
+/// `*held`, to be put before the next output.
 QByteArray neutralisedStatusRequests(QByteArrayView bytes, QByteArray* held);
 
 /// Where limitedCsiArguments() is in the program's output between two calls.
