@@ -1,5 +1,7 @@
 #include "ActionRecord.h"
 
+#include "VisibleText.h"
+
 #include <array>
 #include <utility>
 
@@ -108,6 +110,30 @@ QString ActionRecord::approvalText() const
     if (kind == ActionKind::Approval && durationMs >= 0)
         text += QStringLiteral(" after %1 ms").arg(durationMs);
     return text;
+}
+
+QString ActionRecord::statusText() const
+{
+    switch (outcome) {
+    case Outcome::Running:
+        return QStringLiteral("running");
+    case Outcome::Succeeded:
+    case Outcome::Failed:
+        if (signal)
+            return QStringLiteral("signal %1").arg(*signal);
+        if (exitStatus)
+            return QStringLiteral("exit %1").arg(*exitStatus);
+        return outcomeName(outcome);
+    case Outcome::Denied:
+    case Outcome::Error:
+    case Outcome::TimedOut:
+    case Outcome::Cancelled:
+    case Outcome::Interrupted:
+        return error.isEmpty()
+                   ? outcomeName(outcome)
+                   : QStringLiteral("%1: %2").arg(outcomeName(outcome), oneLineVisible(error));
+    }
+    return {};
 }
 
 } // namespace sbw

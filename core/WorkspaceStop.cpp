@@ -24,6 +24,9 @@ QString StopOutcome::summary() const
     if (!forced)
         return QStringLiteral("shut down cleanly in %1 s (%2)")
             .arg(QString::number(double(elapsedMs) / 1000.0, 'f', 1), requestText(*this));
+    if (graceSeconds == 0 && !request) // --grace 0: the plug pulled on purpose
+        return QStringLiteral("forced off at once (grace 0 s): the guest was not asked to shut "
+                              "down; writes it had not flushed may be lost");
     QString text =
         QStringLiteral("forced off after %1 s: the guest did not shut down; ").arg(graceSeconds);
     text += synced ? QStringLiteral("writes made after its sync may be lost")

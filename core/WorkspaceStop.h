@@ -29,9 +29,10 @@ struct StopOutcome
     /// not ready …); empty when it was asked.
     QString unasked;
 
-    /// One line for a person, e.g. "shut down cleanly in 3.4 s (asked over SSH after a sync)"
-    /// or "forced off after 30 s: the guest did not shut down; writes it had not flushed may
-    /// be lost (it was asked through its guest agent)".
+    /// One line for a person, e.g. "shut down cleanly in 3.4 s (asked over SSH after a sync)",
+    /// "forced off after 30 s: the guest did not shut down; writes it had not flushed may be
+    /// lost (asked through its guest agent)", or for a grace of 0 "forced off at once (grace
+    /// 0 s): the guest was not asked to shut down; writes it had not flushed may be lost".
     QString summary() const;
 };
 

@@ -74,29 +74,6 @@ int CommandLogModel::columnCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QString CommandLogModel::statusText(const ActionRecord& r)
-{
-    switch (r.outcome) {
-    case Outcome::Running:
-        return tr("running");
-    case Outcome::Succeeded:
-    case Outcome::Failed:
-        if (r.signal)
-            return tr("signal %1").arg(*r.signal);
-        if (r.exitStatus)
-            return tr("exit %1").arg(*r.exitStatus);
-        return outcomeName(r.outcome);
-    case Outcome::Denied:
-    case Outcome::Error:
-    case Outcome::TimedOut:
-    case Outcome::Cancelled:
-    case Outcome::Interrupted:
-        return r.error.isEmpty() ? outcomeName(r.outcome)
-                                 : QStringLiteral("%1: %2").arg(outcomeName(r.outcome), oneLineVisible(r.error));
-    }
-    return {};
-}
-
 namespace {
 
 QString bytesText(qint64 bytes, bool capped)
@@ -152,7 +129,7 @@ QVariant CommandLogModel::data(const QModelIndex& index, int role) const
     case Workdir:
         return oneLineVisible(r.workdir);
     case Status:
-        return statusText(r);
+        return r.statusText();
     case Duration:
         return r.durationMs >= 0 ? QVariant(r.durationMs) : QVariant();
     case StdoutBytes:

@@ -45,9 +45,6 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    /// "exit 0", "exit 3", "signal 9", "running", "timed-out", "denied: reason", ...
-    static QString statusText(const ActionRecord& record);
-
 Q_SIGNALS:
     /// The rows of the latest refresh() (or filter) are shown.
     void refreshed();

@@ -186,7 +186,7 @@ void CommandLogPane::showDetail()
     text += tr("started %1 UTC").arg(r.started.toString(Qt::ISODateWithMs));
     if (r.ended.isValid())
         text += tr(", ended %1, %2 ms").arg(r.ended.toString(Qt::ISODateWithMs)).arg(r.durationMs);
-    text += tr("\nstatus: %1; approval: %2\n").arg(CommandLogModel::statusText(r), makeVisible(r.approvalText()));
+    text += tr("\nstatus: %1; approval: %2\n").arg(r.statusText(), makeVisible(r.approvalText()));
     if (!r.workdir.isEmpty())
         text += tr("folder: %1\n").arg(makeVisible(r.workdir));
     text += QStringLiteral("\n") + makeVisible(r.command) + QStringLiteral("\n");

@@ -13,15 +13,6 @@
 namespace sbw {
 namespace {
 
-QString status(const ActionRecord& r)
-{
-    if (r.signal)
-        return QStringLiteral("signal %1").arg(*r.signal);
-    if (r.exitStatus && (r.outcome == Outcome::Succeeded || r.outcome == Outcome::Failed))
-        return QStringLiteral("exit %1").arg(*r.exitStatus);
-    return outcomeName(r.outcome);
-}
-
 /// `text` cut to `width` characters, its end replaced by "…" when it was longer.
 QString elided(const QString& text, int width)
 {
@@ -48,7 +39,7 @@ QByteArray table(const QList<ActionRecord>& rows)
     for (const ActionRecord& r : rows) {
         const QString command = oneLineVisible(r.command);
         cells.append(QStringList{QString::number(r.id), r.started.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")),
-                      oneLineVisible(r.sandbox), oneLineVisible(r.actor.display()), actionKindName(r.kind), status(r),
+                      oneLineVisible(r.sandbox), oneLineVisible(r.actor.display()), actionKindName(r.kind), r.statusText(),
                       r.durationMs >= 0 ? QString::number(r.durationMs) : QStringLiteral("-"),
                       oneLineVisible(r.approvalText()), command});
     }

@@ -40,8 +40,9 @@ const char kUsage[] =
     "                             or wake it when hibernated\n"
     "  wake NAME                  the same as start\n"
     "  stop NAME [--grace S]      shut the guest down cleanly (its agent, or sync and\n"
-    "                             poweroff over SSH), forced off after S s (30); says which\n"
-    "                             on stderr; exits 1 when forced (unflushed writes lost)\n"
+    "                             poweroff over SSH), forced off after S s (30; 0 forces at\n"
+    "                             once); says which on stderr; exits 1 when forced\n"
+    "                             (unflushed writes lost)\n"
     "  exec NAME [--workdir DIR] [--timeout S] [--output-cap BYTES] -- CMD [ARGS...]\n"
     "                             defaults: /root, no timeout, 64M per stream; exits with\n"
     "                             CMD's status (124 timeout, 137 output cap; a limit that\n"
@@ -323,7 +324,8 @@ int lifecycle(Command& c, const QString& verb)
 int stop(Command& c)
 {
     const QCommandLineOption grace(QStringLiteral("grace"),
-                                   QStringLiteral("Seconds before a forced stop."),
+                                   QStringLiteral("Seconds before a forced stop (0: force at "
+                                                  "once, without asking the guest)."),
                                    QStringLiteral("S"), QStringLiteral("30"));
     c.parser().addOption(grace);
     if (auto done = c.parse(1, QStringLiteral("sbw ws stop NAME [--grace S]")))

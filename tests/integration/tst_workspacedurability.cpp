@@ -273,8 +273,8 @@ private Q_SLOTS:
                    QStringLiteral("0")});
         QVERIFY(cli.waitForFinished(120000));
         const QByteArray summary =
-            "forced off after 0 s: the guest did not shut down; writes it had not "
-            "flushed may be lost (it could not be asked)";
+            "forced off at once (grace 0 s): the guest was not asked to shut down; writes it "
+            "had not flushed may be lost";
         QCOMPARE(cli.readAllStandardOutput(), QByteArray("test-durable: stopped\n"));
         QCOMPARE(cli.readAllStandardError(), "sbw: warning: " + summary + "\n");
         QCOMPARE(cli.exitCode(), 1);

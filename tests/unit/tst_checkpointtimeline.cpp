@@ -162,6 +162,12 @@ private Q_SLOTS:
         QCOMPARE(forced.summary(),
                  QStringLiteral("forced off after 30 s: the guest did not shut down; writes made "
                                 "after its sync may be lost (asked over SSH after a sync)"));
+
+        sbw::StopOutcome unplugged; // --grace 0
+        unplugged.forced = true;
+        QCOMPARE(unplugged.summary(),
+                 QStringLiteral("forced off at once (grace 0 s): the guest was not asked to shut "
+                                "down; writes it had not flushed may be lost"));
     }
 };
 

@@ -120,6 +120,28 @@ private Q_SLOTS:
         QVERIFY2(lines[1].endsWith("  ls⏎rm -rf /root⏎echo done⏎ (+2 lines)"), lines[1].constData());
     }
 
+    // A cancelled command (killed by a signal) says cancelled and by whom, not the signal.
+    void cancelledCommandSaysSo()
+    {
+        auto log = CommandLog::open(CommandLog::defaultPath()).value();
+        ActionStart start;
+        start.sandbox = QStringLiteral("ws4");
+        start.actor = {Actor::Kind::Agent, QStringLiteral("bot")};
+        start.command = QStringLiteral("sleep 100");
+        const qint64 id = log->begin(start).value();
+        ActionEnd end;
+        end.outcome = Outcome::Cancelled;
+        end.signal = 9;
+        end.error = QStringLiteral("cancelled by the client (agent bot)");
+        log->finish(id, end);
+        const sbw::test::CliResult r = sbw({QStringLiteral("--sandbox"), QStringLiteral("ws4")});
+        QCOMPARE(r.exitCode, 0);
+        const QList<QByteArray> lines = r.out.split('\n');
+        QCOMPARE(lines.size(), 3);
+        QVERIFY2(lines[1].contains("  cancelled: cancelled by…  "), lines[1].constData());
+        QVERIFY2(!lines[1].contains("signal"), lines[1].constData());
+    }
+
     void usageErrorsExitWithTwo()
     {
         for (const QStringList& arguments : {QStringList{QStringLiteral("--actor"), QStringLiteral("robot")},
