@@ -95,6 +95,7 @@ private Q_SLOTS:
                                                 "  sh — sh reads commands from its standard input: the policy cannot see them\n"
                                                 "  eval \"$X\" — eval: the policy cannot see what it runs\n")),
                  qPrintable(detail));
+        QVERIFY(pane.grab().save(QStringLiteral(SBW_SCREENSHOT_DIR "/approvalqueuepane.png")));
         queue.deny(pane.currentId(), QStringLiteral("alice"), {});
         QVERIFY(decided);
     }
