@@ -199,25 +199,38 @@ private Q_SLOTS:
         QCOMPARE(screen.cursor(), QPoint(10, 0));
     }
 
-    // Found by tests/fuzz/fuzz_terminal (crashes/terminal/unknown-status-request): libvterm
-    // 0.1.4 crashed on a status request it does not know.
-    void unknownStatusRequestsAreIgnored()
+    // Found by tests/fuzz/fuzz_terminal (crashes/terminal/unknown-status-request,
+    // status-request-with-control-in-terminator, status-request-inside-another-string):
+    // libvterm 0.1.4 crashed on status requests it does not know, however they reached it.
+    void deviceControlStringsAreRemoved()
     {
         sbw::TerminalScreen screen(20, 3);
         QSignalSpy answers(&screen, &sbw::TerminalScreen::outputReady);
         screen.feed("a\x1bP$qx\x1b\\b\x1bP$q\x1b\\c\x1bP$");
         screen.feed("qmx\x1b\\d");
-        QCOMPARE(screen.screenText(), QStringLiteral("abcd\n\n"));
-        QCOMPARE(answers.count(), 0);
-        // A known request whose ESC is followed by a control character is another request
-        // for libvterm (crashes/terminal/status-request-with-control-in-terminator).
-        screen.feed("\x1bP$qm\x1b\x1f\\e");
+        screen.feed("\x1bP$qm\x1b\x1f\\e");      // an ESC followed by a control character
+        screen.feed("\x1bPl\xff$qL\x1b\\f");     // a request inside another string
+        screen.feed("\x1bP1;2|hidden\x18g");        // cancelled by CAN
+        screen.feed("\x1bPhidden\x1b[1mh\x1b[0m"); // ended by another escape sequence
+        screen.feed(QByteArray("\x1b\x00P$qx\x1b\\", 9)); // a control between ESC and P
+        screen.feed("\x1b\xff\xffP$qx\x1b\\");       // invalid bytes between ESC and P
+        screen.feed("\xc2");                          // DCS as a C1 control in UTF-8 (U+0090),
+        screen.feed("\x90$qx\x1b\\");                // cut between two outputs
+        // The invalid bytes stay (shown as U+FFFD), and a dropped C1 control leaves its text.
+        QCOMPARE(screen.screenText(), QStringLiteral("abcdefgh\uFFFD\uFFFD$qx\n\n"));
         QCOMPARE(answers.count(), 0);
         // Known requests are still answered, also when cut between two outputs.
         screen.feed("\x1bP$");
         screen.feed("qr\x1b\\");
         QCOMPARE(answers.count(), 1);
         QCOMPARE(answers.at(0).at(0).toByteArray(), QByteArray("\x1bP1$r1;3r\x1b\\"));
+        sbw::DcsScan scan;
+        QCOMPARE(sbw::withoutDeviceControlStrings("x\x1bP$qm\x1b\\y\x1bPz\x1b\\w\x1b", scan),
+                 QByteArray("x\x1bP$qm\x1b\\yw"));
+        QCOMPARE(scan.held, QByteArray("\x1b"));
+        sbw::C1Scan c1;
+        QCOMPARE(sbw::withoutC1Controls("a\xc2\x9b" "31mb\xc2\xa0c\xc2", c1), QByteArray("a31mb\xc2\xa0c"));
+        QCOMPARE(sbw::withoutC1Controls("\x9b" "d", c1), QByteArray("d"));
     }
 
     // Found by tests/fuzz/fuzz_terminal (crashes/terminal/scroll-region-below-the-screen): a
@@ -263,6 +276,9 @@ private Q_SLOTS:
         sbw::CsiScan scan;
         QCOMPARE(sbw::limitedCsiArguments("\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16;17;18m x;y", scan),
                  QByteArray("\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;161718m x;y"));
+        // A control inside the escape sequence leaves it a CSI for libvterm (ESC NUL [).
+        QCOMPARE(sbw::limitedCsiArguments(QByteArray("\x1b\x00[", 3) + QByteArray(20, ';') + "m", scan),
+                 QByteArray("\x1b\x00[", 3) + QByteArray(15, ';') + "m");
     }
 
     void osc52CannotWriteTheClipboard()

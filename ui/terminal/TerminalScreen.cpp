@@ -134,7 +134,8 @@ void TerminalScreen::feed(QByteArrayView bytes)
 {
     if (!bytes.isEmpty()) {
         const QByteArray input =
-            neutralisedStatusRequests(m_held + limitedCsiArguments(bytes, m_csiScan), &m_held);
+            withoutDeviceControlStrings(
+                limitedCsiArguments(withoutC1Controls(bytes, m_c1Scan), m_csiScan), m_dcsScan);
         vterm_input_write(m_vt, input.constData(), size_t(input.size()));
     }
     flushOutput();

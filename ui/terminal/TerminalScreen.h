@@ -137,8 +137,9 @@ private:
     QString m_title;
     VTermScreenCell m_blank{}; ///< an empty cell in the default colours
     QByteArray m_output;       ///< bytes for the program, emitted by flushOutput()
-    QByteArray m_held;         ///< the start of a status request cut by the end of a feed()
+    C1Scan m_c1Scan;           ///< where the output is for withoutC1Controls()
     CsiScan m_csiScan;         ///< where the output is for limitedCsiArguments()
+    DcsScan m_dcsScan;         ///< where the output is for withoutDeviceControlStrings()
     bool m_changed = false;    ///< changed() is due at the next flushOutput()
 };
 

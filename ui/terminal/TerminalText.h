@@ -22,14 +22,35 @@ QString sanitisedTerminalTitle(QStringView title);
 /// a key (Ctrl+C, Ctrl+D, ESC sequences) by itself.
 QByteArray neutralisedPaste(QStringView text);
 
-/// Program output with the status requests (DECRQSS, ESC P $ q Pt ESC \\) that libvterm does
-/// not know made into a DCS it ignores ("$q" becomes "$Q"). libvterm 0.1.4 answers an unknown
-/// request with sprintf("0$r%.s", length, text), which reads the length as a pointer: one
-/// `printf '\eP$qx\e\\'` in a guest crashed the window (found by tests/fuzz/fuzz_terminal).
-/// The known ones ("m", "r", "s", " q", "\"q", each ended by ESC \\ right after it) pass
-/// unchanged. The start of a request cut by the end of `bytes` (at most 8 bytes) is left in
-/// `*held`, to be put before the next output.
-QByteArray neutralisedStatusRequests(QByteArrayView bytes, QByteArray* held);
+/// Where withoutC1Controls() is in the program's output between two calls.
+struct C1Scan
+{
+    bool leadHeld = false; ///< the output ended with 0xC2, the first byte of a C1 control
+};
+
+/// Program output without the C1 controls written in UTF-8 (U+0080 to U+009F, bytes C2 80 to
+/// C2 9F): libvterm 0.1.4 acts on them as on their ESC forms (U+0090 starts a DCS, U+009B a
+/// CSI), which the filters below look for only as ESC sequences (found by
+/// tests/fuzz/fuzz_terminal). Programs write the ESC forms; xterm's UTF-8 mode and VTE do not
+/// act on these either.
+QByteArray withoutC1Controls(QByteArrayView bytes, C1Scan& scan);
+
+/// Where withoutDeviceControlStrings() is in the program's output between two calls.
+struct DcsScan
+{
+    QByteArray held;       ///< output cut inside an introducer or a known request: decided next
+    bool dropping = false; ///< inside a device control string being removed
+};
+
+/// Program output without its device control strings (DCS: ESC P … ESC \), except the status
+/// requests libvterm answers safely, each whole and ended by ESC \ right after it: DECRQSS of
+/// "m", "r", "s", " q" and "\"q". libvterm 0.1.4 acts on no other DCS, and answers a request
+/// it does not know with sprintf("0$r%.s", length, text), reading the length as a pointer:
+/// one `printf '\eP$qx\e\\'` in a guest crashed the window, and so did requests reached past
+/// an ESC followed by a control character or through invalid bytes inside another DCS (all
+/// found by tests/fuzz/fuzz_terminal). A removed string ends at ESC \ (dropped), CAN or SUB
+/// (dropped), or any other ESC (kept), as in xterm.
+QByteArray withoutDeviceControlStrings(QByteArrayView bytes, DcsScan& scan);
 
 /// Where limitedCsiArguments() is in the program's output between two calls.
 struct CsiScan
