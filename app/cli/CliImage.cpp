@@ -1,8 +1,8 @@
 #include "CliImage.h"
 
-#include "DataPaths.h"
-#include "ImageBuilder.h"
-#include "ImageRecipe.h"
+#include "base/DataPaths.h"
+#include "image/ImageBuilder.h"
+#include "image/ImageRecipe.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -1,9 +1,9 @@
 #include "CliLog.h"
 
-#include "CommandLog.h"
-#include "CommandLogExport.h"
-#include "EphemeralRun.h"
-#include "VisibleText.h"
+#include "base/VisibleText.h"
+#include "log/CommandLog.h"
+#include "log/CommandLogExport.h"
+#include "run/EphemeralRun.h"
 
 #include <QCommandLineParser>
 

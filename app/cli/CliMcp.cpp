@@ -1,24 +1,22 @@
 #include "CliMcp.h"
 
-#include "CommandLog.h"
-#include "ConnectionUri.h"
-#include "HeadlessGate.h"
-#include "HypervisorConnection.h"
-#include "McpHttpAccess.h"
-#include "McpHttpTransport.h"
-#include "McpServer.h"
-#include "McpStdioTransport.h"
-#include "McpTools.h"
-#include "Policy.h"
+#include "approval/HeadlessGate.h"
+#include "approval/Policy.h"
+#include "base/TerminationSignals.h"
+#include "hypervisor/ConnectionUri.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "log/CommandLog.h"
+#include "mcp/McpHttpAccess.h"
+#include "mcp/McpHttpTransport.h"
+#include "mcp/McpServer.h"
+#include "mcp/McpStdioTransport.h"
+#include "mcp/McpTools.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QSocketNotifier>
 
-#include <csignal>
 #include <cstdio>
 #include <optional>
-#include <sys/socket.h>
 #include <unistd.h>
 
 namespace sbw {
@@ -58,9 +56,12 @@ public:
         return std::nullopt;
     }
 
-    /// Opens the log, makes the gate and the server. Errors: a bad policy file.
+    /// Opens the log, makes the gate and the server; a termination signal quits the event
+    /// loop from then on. Errors: a bad policy file.
     std::optional<int> start()
     {
+        QObject::connect(&m_termination, &TerminationSignals::received, QCoreApplication::instance(),
+                         &QCoreApplication::quit);
         std::shared_ptr<CommandLog> log;
         if (auto opened = CommandLog::open(CommandLog::defaultPath()))
             log = opened.value();
@@ -94,28 +95,8 @@ private:
     std::unique_ptr<HypervisorConnection> m_connection; ///< before the gate, whose pause uses it
     std::unique_ptr<ActionGate> m_gate;
     std::unique_ptr<McpServer> m_server; ///< after the gate: destroyed first
+    TerminationSignals m_termination{3};  ///< the third signal ends the process at once
 };
-
-int g_signalPipe[2] = {-1, -1};
-
-void onSignal(int)
-{
-    const char byte = 1;
-    (void)::write(g_signalPipe[1], &byte, 1);
-}
-
-/// Quits the event loop on SIGINT or SIGTERM.
-void quitOnSignals()
-{
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, g_signalPipe) != 0)
-        return;
-    auto* notifier = new QSocketNotifier(g_signalPipe[0], QSocketNotifier::Read, QCoreApplication::instance());
-    QObject::connect(notifier, &QSocketNotifier::activated, QCoreApplication::instance(), &QCoreApplication::quit);
-    struct sigaction action = {};
-    action.sa_handler = onSignal;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-}
 
 } // namespace
 
@@ -128,7 +109,6 @@ int mcpCommand(const QStringList& arguments)
         return *failed;
     McpStdioTransport transport(headless.server(), STDIN_FILENO, STDOUT_FILENO);
     QObject::connect(&transport, &McpStdioTransport::finished, QCoreApplication::instance(), &QCoreApplication::quit);
-    quitOnSignals();
     transport.start();
     return QCoreApplication::exec();
 }
@@ -147,18 +127,16 @@ int serveCommand(const QStringList& arguments)
         return fail(QStringLiteral("--port needs a TCP port number from 0 to 65535"), kUsageError);
     if (auto failed = headless.start())
         return *failed;
-    QString error;
-    const QByteArray token = loadOrCreateMcpToken(defaultMcpTokenPath(), &error);
-    if (token.isEmpty())
-        return fail(error);
-    McpHttpTransport transport(headless.server(), token);
+    const auto token = loadOrCreateMcpToken(defaultMcpTokenPath());
+    if (!token)
+        return fail(token.error().message);
+    McpHttpTransport transport(headless.server(), token.value());
     auto listening = transport.listen(quint16(number));
     if (!listening)
         return fail(listening.error().message);
     std::fprintf(stderr, "sbw: MCP server on http://127.0.0.1:%u/mcp (bearer token in %s)\n",
                  unsigned(listening.value()), qPrintable(defaultMcpTokenPath()));
     std::fflush(stderr);
-    quitOnSignals();
     return QCoreApplication::exec();
 }
 

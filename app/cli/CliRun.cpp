@@ -1,37 +1,18 @@
 #include "CliRun.h"
 
-#include "RunController.h"
-#include "WriteAll.h"
+#include "base/WriteAll.h"
+#include "run/RunController.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 
-#include <csignal>
 #include <cstdio>
 #include <unistd.h>
 
 namespace sbw {
 namespace {
-
-std::atomic_bool* g_cancel = nullptr;
-
-void onSignal(int)
-{
-    // First signal: cancel, the microVM is destroyed as usual. A third one abandons the
-    // clean-up (libvirt still destroys the domain when this process goes; its disk is removed
-    // by a later run).
-    static std::atomic_int count{0};
-    const int n = ++count;
-    if (n >= 3)
-        _exit(130);
-    static const char note[] = "sbw: cancelling; destroying the microVM (Ctrl-C twice more to abandon it)\n";
-    if (n == 1)
-        (void)!::write(STDERR_FILENO, note, sizeof note - 1);
-    if (g_cancel)
-        g_cancel->store(true);
-}
 
 void note(const QString& text)
 {
@@ -50,15 +31,18 @@ CliRun::CliRun(HypervisorConnection* connection, bool verbose, QObject* parent)
             });
     connect(m_controller, &RunController::phaseChanged, this, &CliRun::onPhase);
     connect(m_controller, &RunController::finished, this, &CliRun::onFinished);
+    // The microVM is destroyed as usual on the first signal. The third one abandons the
+    // clean-up (libvirt still destroys the domain when this process goes; its disk is removed
+    // by a later run).
+    connect(&m_termination, &TerminationSignals::received, this, [this](int, int count) {
+        if (count == 1)
+            note(QStringLiteral("cancelling; destroying the microVM (Ctrl-C twice more to abandon it)"));
+        m_controller->cancel();
+    });
 }
 
 void CliRun::start(const RunOptions& options)
 {
-    g_cancel = m_controller->cancelFlag();
-    struct sigaction action = {};
-    action.sa_handler = onSignal;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
     m_controller->start(options);
 }
 

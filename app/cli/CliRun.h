@@ -1,6 +1,7 @@
 #pragma once
 
-#include "EphemeralRun.h"
+#include "base/TerminationSignals.h"
+#include "run/EphemeralRun.h"
 
 #include <QObject>
 
@@ -11,7 +12,7 @@ class RunController;
 
 /// `sbw run`: runs one script through a RunController, writes the guest's stdout and stderr to
 /// this process's stdout and stderr as they arrive, and quits the event loop with
-/// RunResult::cliExitCode(). SIGINT/SIGTERM cancel the run (the VM is still destroyed); a
+/// RunResult::cliExitCode(). SIGINT, SIGTERM and SIGHUP cancel the run (the VM is still destroyed); a
 /// third one exits at once and leaves the domain to libvirt's AUTODESTROY. A note on skipped
 /// artifacts (RunResult::artifactsNote) goes to stderr; with an output folder, the artifacts
 /// are copied there under their names below out/, one stderr line each
@@ -36,6 +37,7 @@ private:
     RunController* m_controller;
     bool m_verbose;
     QString m_outputFolder;
+    TerminationSignals m_termination{3};
 };
 
 } // namespace sbw

@@ -1,9 +1,9 @@
 #include "CliStats.h"
 
-#include "ConnectionUri.h"
-#include "EphemeralRun.h"
-#include "HypervisorConnection.h"
-#include "StatsSampler.h"
+#include "hypervisor/ConnectionUri.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "run/EphemeralRun.h"
+#include "stats/StatsSampler.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -11,20 +11,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <atomic>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 
 namespace sbw {
 namespace {
-
-std::atomic_bool g_interrupted{false};
-
-void onSignal(int)
-{
-    g_interrupted = true;
-}
 
 QJsonValue number(const std::optional<double>& value, int decimals)
 {
@@ -58,21 +49,11 @@ CliStats::CliStats(HypervisorConnection* connection, bool json, bool follow, QOb
         std::fprintf(stderr, "sbw: error: %s\n", qPrintable(message));
         QCoreApplication::exit(RunResult::kWorkbenchError);
     });
-    // Signal handlers may only set a flag; the event loop looks at it.
-    m_interruptPoll.setInterval(100);
-    connect(&m_interruptPoll, &QTimer::timeout, this, [] {
-        if (g_interrupted)
-            QCoreApplication::exit(0);
-    });
+    connect(&m_termination, &TerminationSignals::received, this, [] { QCoreApplication::exit(0); });
 }
 
 void CliStats::start()
 {
-    struct sigaction action = {};
-    action.sa_handler = onSignal;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-    m_interruptPoll.start();
     m_sampler->start();
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "StatsRecord.h"
+#include "base/TerminationSignals.h"
+#include "stats/StatsRecord.h"
 
 #include <QObject>
-#include <QTimer>
 
 namespace sbw {
 
@@ -13,8 +13,8 @@ class StatsSampler;
 /// `sbw stats`: samples the host and the workbench's sandboxes once a second (StatsSampler) and
 /// prints them, as a table or (json) one JSON object per tick on one line. Rates need two
 /// samples, so the first tick is not printed; without `follow` the second tick is printed and
-/// the event loop quits with 0, with `follow` every tick is printed until SIGINT or SIGTERM
-/// (exit status 0). A sampling failure prints "sbw: error: <message>" and quits with 125.
+/// the event loop quits with 0, with `follow` every tick is printed until SIGINT, SIGTERM or
+/// SIGHUP (exit status 0). A sampling failure prints "sbw: error: <message>" and quits with 125.
 class CliStats : public QObject
 {
     Q_OBJECT
@@ -37,7 +37,7 @@ private:
     void onSampled(const StatsTick& tick);
 
     StatsSampler* m_sampler;
-    QTimer m_interruptPoll;
+    TerminationSignals m_termination{3};
     bool m_json;
     bool m_follow;
     int m_ticks = 0;

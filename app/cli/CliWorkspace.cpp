@@ -1,21 +1,21 @@
 #include "CliWorkspace.h"
 
-#include "ConnectionUri.h"
-#include "DataPaths.h"
-#include "GuestImage.h"
-#include "HypervisorConnection.h"
-#include "LoggedAction.h"
-#include "SandboxLimits.h"
-#include "Workspace.h"
-#include "WorkspaceCommand.h"
-#include "WorkspaceDomains.h"
-#include "WriteAll.h"
+#include "base/DataPaths.h"
+#include "base/TerminationSignals.h"
+#include "base/WriteAll.h"
+#include "hypervisor/ConnectionUri.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "image/GuestImage.h"
+#include "log/LoggedAction.h"
+#include "sandbox/SandboxLimits.h"
+#include "workspace/Workspace.h"
+#include "workspace/WorkspaceCommand.h"
+#include "workspace/WorkspaceDomains.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
-#include <csignal>
 #include <cstdio>
 #include <unistd.h>
 
@@ -24,8 +24,6 @@ namespace {
 
 constexpr int kUsageError = 2;
 constexpr int kWorkbenchError = 125;
-
-std::atomic_bool g_cancel{false};
 
 const char kUsage[] =
     "usage: sbw ws SUBCOMMAND [options]\n\n"
@@ -339,7 +337,7 @@ int stop(Command& c)
         return fail(workspace.error().message);
     LoggedAction action(commandLog(), cliAction(c.arg(0), ActionKind::Stop));
     const auto stopped = workspace.value()->stop(std::chrono::seconds(seconds));
-    action.finishStop(stopped);
+    finishStopAction(action, stopped);
     if (!stopped)
         return fail(stopped.error().message);
     std::printf("%s: %s\n", qPrintable(c.arg(0)),
@@ -350,14 +348,6 @@ int stop(Command& c)
     }
     std::fprintf(stderr, "sbw: %s\n", qPrintable(stopped->summary()));
     return 0;
-}
-
-void onSignal(int)
-{
-    static std::atomic_int count{0};
-    if (++count >= 3)
-        _exit(130);
-    g_cancel.store(true);
 }
 
 int exec(Command& c)
@@ -393,10 +383,9 @@ int exec(Command& c)
     if (!workspace)
         return fail(workspace.error().message);
 
-    struct sigaction action = {};
-    action.sa_handler = onSignal;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    // The command blocks this thread, so it reads the flag the handler sets; the third signal
+    // ends sbw at once.
+    const TerminationSignals termination(3);
     WorkspaceCommandOptions options;
     options.command = shellWords(positionals.mid(1));
     options.shellCommand = Workspace::commandLine(positionals.mid(1), c.parser().value(workdir));
@@ -406,14 +395,14 @@ int exec(Command& c)
     options.onOutput = [](OutputStream stream, QByteArrayView bytes) {
         writeAll(stream == OutputStream::Stdout ? STDOUT_FILENO : STDERR_FILENO, bytes);
     };
-    options.cancel = &g_cancel;
+    options.cancel = &TerminationSignals::requested();
     const bool kvm = c.connection().accelerator() == Accelerator::Kvm;
     options.readyDeadline = std::chrono::steady_clock::now() + std::chrono::seconds(kvm ? 30 : 120);
     options.log = commandLog();
     options.actor.kind = Actor::Kind::Cli;
     const WorkspaceCommandResult result = runWorkspaceCommand(*workspace.value(), options);
     if (!result.error.isEmpty())
-        return g_cancel ? 130 : fail(result.error);
+        return TerminationSignals::requested() ? 130 : fail(result.error);
     if (!result.limitNote.isEmpty())
         std::fprintf(stderr, "sbw: %s\n", qPrintable(result.limitNote));
     return result.cliExitCode();

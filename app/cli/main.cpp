@@ -5,17 +5,17 @@
 #include "CliLog.h"
 #include "CliMcp.h"
 #include "CliRun.h"
-#include "CommandLog.h"
 #include "CliStats.h"
 #include "CliWorkspace.h"
-#include "ConnectionUri.h"
-#include "DataPaths.h"
-#include "GuestImage.h"
-#include "HypervisorConnection.h"
-#include "LibvirtEventLoop.h"
-#include "Logging.h"
-#include "RunInputFiles.h"
-#include "SandboxLimits.h"
+#include "base/DataPaths.h"
+#include "base/Logging.h"
+#include "hypervisor/ConnectionUri.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "image/GuestImage.h"
+#include "log/CommandLog.h"
+#include "run/RunInputFiles.h"
+#include "sandbox/SandboxLimits.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -45,69 +45,164 @@ std::optional<int> parseSeconds(const QString& text)
     return ok && value >= 0 ? std::optional<int>(value) : std::nullopt;
 }
 
-int runCommand(QCoreApplication& app, const QStringList& arguments)
+/// `sbw run`'s options and what they ask for.
+struct RunCommandLine
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Runs a script in a fresh microVM and destroys it. The guest's stdout and stderr are "
-        "streamed to this process's own; the exit status is the script's (128+N when signal N "
-        "ended it, 124 on timeout or lifetime, 130 when interrupted, 125 when the workbench "
-        "failed). A limit that ended the script is named on stderr: timeout, lifetime, output "
-        "cap (137: killed), memory limit (the guest's OOM killer; 137 when it killed the "
-        "script), disk limit (the script's own status)."));
-    parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Script to run ('-' for stdin); or -c CODE."),
-                                 QStringLiteral("FILE | -c CODE"));
-    const QCommandLineOption code({QStringLiteral("c"), QStringLiteral("code")},
-                                  QStringLiteral("Run CODE instead of a file."), QStringLiteral("CODE"));
-    const QCommandLineOption lang(QStringLiteral("lang"),
+    const QCommandLineOption code{{QStringLiteral("c"), QStringLiteral("code")},
+                                  QStringLiteral("Run CODE instead of a file."), QStringLiteral("CODE")};
+    const QCommandLineOption lang{QStringLiteral("lang"),
                                   QStringLiteral("python or sh (default: sh for FILE ending in .sh, "
                                                  "else python)."),
-                                  QStringLiteral("LANG"));
-    const QCommandLineOption timeout(QStringLiteral("timeout"),
+                                  QStringLiteral("LANG")};
+    const QCommandLineOption timeout{QStringLiteral("timeout"),
                                      QStringLiteral("Kill the script after S seconds (default 60, 0 = none)."),
-                                     QStringLiteral("S"), QStringLiteral("60"));
-    const QCommandLineOption memory(QStringLiteral("memory"), QStringLiteral("Guest memory in MiB (default 512)."),
-                                    QStringLiteral("MIB"), QStringLiteral("512"));
-    const QCommandLineOption vcpus(QStringLiteral("vcpus"), QStringLiteral("Guest vCPUs (default 2; 1 on a single-core host)."),
-                                   QStringLiteral("N"), QString::number(sbw::defaultRunVcpus()));
-    const QCommandLineOption cpuShare(QStringLiteral("cpu-share"),
+                                     QStringLiteral("S"), QStringLiteral("60")};
+    const QCommandLineOption memory{QStringLiteral("memory"), QStringLiteral("Guest memory in MiB (default 512)."),
+                                    QStringLiteral("MIB"), QStringLiteral("512")};
+    const QCommandLineOption vcpus{QStringLiteral("vcpus"), QStringLiteral("Guest vCPUs (default 2; 1 on a single-core host)."),
+                                   QStringLiteral("N"), QString::number(sbw::defaultRunVcpus())};
+    const QCommandLineOption cpuShare{QStringLiteral("cpu-share"),
                                       QStringLiteral("CPU time of all vCPUs together, in percent of one "
                                                      "host core (default 0 = no limit; up to 100 per vCPU)."),
-                                      QStringLiteral("PERCENT"), QStringLiteral("0"));
-    const QCommandLineOption disk(QStringLiteral("disk"),
+                                      QStringLiteral("PERCENT"), QStringLiteral("0")};
+    const QCommandLineOption disk{QStringLiteral("disk"),
                                   QStringLiteral("Disk size in GiB, which the guest's root file system "
                                                  "fills (default: the image's size, 4 for minimal)."),
-                                  QStringLiteral("GIB"));
-    const QCommandLineOption lifetime(QStringLiteral("lifetime"),
+                                  QStringLiteral("GIB")};
+    const QCommandLineOption lifetime{QStringLiteral("lifetime"),
                                       QStringLiteral("End the whole run, boot included, after S seconds "
                                                      "(default 0 = none)."),
-                                      QStringLiteral("S"), QStringLiteral("0"));
-    const QCommandLineOption outputCap(QStringLiteral("output-cap"),
+                                      QStringLiteral("S"), QStringLiteral("0")};
+    const QCommandLineOption outputCap{QStringLiteral("output-cap"),
                                        QStringLiteral("Keep at most BYTES of stdout and of stderr each, then "
                                                       "kill the script; K, M, G suffixes (default 64M, 0 = "
                                                       "none)."),
-                                       QStringLiteral("BYTES"), QStringLiteral("64M"));
-    const QCommandLineOption image(QStringLiteral("image"), QStringLiteral("Guest image recipe (default minimal)."),
-                                   QStringLiteral("RECIPE"), QStringLiteral("minimal"));
-    const QCommandLineOption connectUri(QStringLiteral("connect"),
+                                       QStringLiteral("BYTES"), QStringLiteral("64M")};
+    const QCommandLineOption image{QStringLiteral("image"), QStringLiteral("Guest image recipe (default minimal)."),
+                                   QStringLiteral("RECIPE"), QStringLiteral("minimal")};
+    const QCommandLineOption connectUri{QStringLiteral("connect"),
                                         QStringLiteral("libvirt URI (default: $LIBVIRT_DEFAULT_URI, else "
                                                        "qemu:///system for root, qemu:///session otherwise)."),
-                                        QStringLiteral("URI"));
-    const QCommandLineOption verbose({QStringLiteral("v"), QStringLiteral("verbose")},
-                                     QStringLiteral("Print phases and timings to stderr."));
-    const QCommandLineOption inputFile(QStringLiteral("file"),
+                                        QStringLiteral("URI")};
+    const QCommandLineOption verbose{{QStringLiteral("v"), QStringLiteral("verbose")},
+                                     QStringLiteral("Print phases and timings to stderr.")};
+    const QCommandLineOption inputFile{QStringLiteral("file"),
                                        QStringLiteral("Copy PATH into the script's working folder "
                                                       "before it starts, under its own name "
                                                       "(repeatable)."),
-                                       QStringLiteral("PATH"));
-    const QCommandLineOption outFolder(QStringLiteral("out"),
+                                       QStringLiteral("PATH")};
+    const QCommandLineOption outFolder{QStringLiteral("out"),
                                        QStringLiteral("Copy the files the script wrote under out/ "
                                                       "into DIR (created if missing), one line "
                                                       "each on stderr."),
-                                       QStringLiteral("DIR"));
-    parser.addOptions({code, lang, timeout, memory, vcpus, cpuShare, disk, lifetime, outputCap,
-                       image, inputFile, outFolder, connectUri, verbose});
+                                       QStringLiteral("DIR")};
+
+    RunCommandLine()
+    {
+        parser.setApplicationDescription(QStringLiteral(
+            "Runs a script in a fresh microVM and destroys it. The guest's stdout and stderr are "
+            "streamed to this process's own; the exit status is the script's (128+N when signal N "
+            "ended it, 124 on timeout or lifetime, 130 when interrupted, 125 when the workbench "
+            "failed). A limit that ended the script is named on stderr: timeout, lifetime, output "
+            "cap (137: killed), memory limit (the guest's OOM killer; 137 when it killed the "
+            "script), disk limit (the script's own status)."));
+        parser.addHelpOption();
+        parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Script to run ('-' for stdin); or -c CODE."),
+                                     QStringLiteral("FILE | -c CODE"));
+        parser.addOptions({code, lang, timeout, memory, vcpus, cpuShare, disk, lifetime, outputCap,
+                           image, inputFile, outFolder, connectUri, verbose});
+    }
+
+    /// The language, limits and input files the options ask for (not the script). Errors are
+    /// usage errors, in the order of the options' checks.
+    sbw::Expected<sbw::RunOptions> runOptions() const
+    {
+        sbw::RunOptions options;
+        options.actor.kind = sbw::Actor::Kind::Cli;
+        const QString file = parser.positionalArguments().value(0);
+        const QString languageName = parser.isSet(lang) ? parser.value(lang)
+                                     : file.endsWith(QLatin1String(".sh"))
+                                         ? QStringLiteral("sh")
+                                         : QStringLiteral("python");
+        const auto language = sbw::parseLanguage(languageName);
+        if (!language)
+            return sbw::makeError(QStringLiteral("unknown language '%1' (python or sh)").arg(languageName));
+        options.language = *language;
+        const auto seconds = parseSeconds(parser.value(timeout));
+        if (!seconds)
+            return sbw::makeError(QStringLiteral("--timeout needs a number of seconds"));
+        options.timeout = std::chrono::seconds(*seconds);
+        const auto lifetimeSeconds = parseSeconds(parser.value(lifetime));
+        if (!lifetimeSeconds)
+            return sbw::makeError(QStringLiteral("--lifetime needs a number of seconds"));
+        options.lifetime = std::chrono::seconds(*lifetimeSeconds);
+        const auto cap = sbw::parseByteSize(parser.value(outputCap));
+        if (!cap)
+            return sbw::makeError(QStringLiteral("--output-cap needs a size in bytes, e.g. 65536, 64K or 16M"));
+        options.outputCapBytes = *cap;
+        auto sandbox = sandboxOptions();
+        if (!sandbox)
+            return sandbox.error();
+        options.sandbox = sandbox.value();
+        options.inputFiles = parser.values(inputFile);
+        if (auto inputs = sbw::checkInputFiles(options.inputFiles); !inputs)
+            return inputs.error();
+        return options;
+    }
+
+    /// The microVM the options ask for: image, memory, vCPUs, CPU share, disk.
+    sbw::Expected<sbw::SandboxOptions> sandboxOptions() const
+    {
+        sbw::SandboxOptions sandbox;
+        bool ok = false;
+        sandbox.memoryMiB = parser.value(memory).toInt(&ok);
+        if (!ok || sandbox.memoryMiB < 128)
+            return sbw::makeError(QStringLiteral("--memory needs a whole number of MiB, at least 128, e.g. 512"));
+        sandbox.vcpus = parser.value(vcpus).toInt(&ok);
+        if (!ok || sandbox.vcpus < 1)
+            return sbw::makeError(QStringLiteral("--vcpus needs a positive number"));
+        sandbox.cpuSharePercent = parser.value(cpuShare).toInt(&ok);
+        if (!ok)
+            return sbw::makeError(QStringLiteral("--cpu-share needs a percentage of one host core, e.g. 50"));
+        if (auto share = sbw::validateCpuShare(sandbox.cpuSharePercent, sandbox.vcpus); !share)
+            return sbw::makeError(QStringLiteral("--cpu-share: ") + share.error().message);
+        sandbox.recipe = parser.value(image);
+        if (parser.isSet(disk)) {
+            sandbox.diskGiB = parser.value(disk).toInt(&ok);
+            if (!ok || sandbox.diskGiB < 1)
+                return sbw::makeError(QStringLiteral("--disk needs a whole number of GiB, e.g. 8"));
+            // Refused here too so that it is a usage error; an image that is not built is
+            // reported when the run starts.
+            if (auto built = sbw::GuestImage::load(sbw::paths::imagesDir(), sandbox.recipe)) {
+                if (auto size = sbw::diskLimit(built.value(), sandbox.diskGiB); !size)
+                    return sbw::makeError(QStringLiteral("--disk: ") + size.error().message);
+            }
+        }
+        return sandbox;
+    }
+
+    /// The script: CODE of -c, else the FILE's bytes (stdin for '-').
+    sbw::Expected<QByteArray> script() const
+    {
+        if (parser.isSet(code))
+            return parser.value(code).toUtf8();
+        if (parser.positionalArguments().size() != 1)
+            return sbw::makeError(QStringLiteral("give a script FILE or -c CODE (see sbw run --help)"));
+        const QString path = parser.positionalArguments().constFirst();
+        QFile file;
+        const bool opened = path == QLatin1String("-") ? file.open(stdin, QIODevice::ReadOnly)
+                                                       : (file.setFileName(path), file.open(QIODevice::ReadOnly));
+        if (!opened)
+            return sbw::makeError(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+        return file.readAll();
+    }
+};
+
+int runCommand(QCoreApplication& app, const QStringList& arguments)
+{
+    RunCommandLine line;
+    QCommandLineParser& parser = line.parser;
     if (!parser.parse(arguments))
         return fail(parser.errorText() + QStringLiteral(" (see sbw run --help)"), kUsageError);
     if (parser.isSet(QStringLiteral("help"))) {
@@ -116,85 +211,27 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
         std::fputs(qPrintable(help), stdout);
         return 0;
     }
-
-    sbw::RunOptions options;
-    options.actor.kind = sbw::Actor::Kind::Cli;
-    if (auto log = sbw::CommandLog::openDefault([](const QString& error) {
+    std::shared_ptr<sbw::CommandLog> log;
+    if (auto opened = sbw::CommandLog::openDefault([](const QString& error) {
             std::fprintf(stderr, "sbw: warning: %s\n", qPrintable(error));
         }))
-        options.log = log.value();
-    const QString file = parser.positionalArguments().value(0);
-    const QString languageName = parser.isSet(lang) ? parser.value(lang)
-                                 : file.endsWith(QLatin1String(".sh"))
-                                     ? QStringLiteral("sh")
-                                     : QStringLiteral("python");
-    const auto language = sbw::parseLanguage(languageName);
-    if (!language)
-        return fail(QStringLiteral("unknown language '%1' (python or sh)").arg(languageName), kUsageError);
-    options.language = *language;
-    bool ok = false;
-    const auto seconds = parseSeconds(parser.value(timeout));
-    if (!seconds)
-        return fail(QStringLiteral("--timeout needs a number of seconds"), kUsageError);
-    options.timeout = std::chrono::seconds(*seconds);
-    const auto lifetimeSeconds = parseSeconds(parser.value(lifetime));
-    if (!lifetimeSeconds)
-        return fail(QStringLiteral("--lifetime needs a number of seconds"), kUsageError);
-    options.lifetime = std::chrono::seconds(*lifetimeSeconds);
-    const auto cap = sbw::parseByteSize(parser.value(outputCap));
-    if (!cap)
-        return fail(QStringLiteral("--output-cap needs a size in bytes, e.g. 65536, 64K or 16M"),
-                    kUsageError);
-    options.outputCapBytes = *cap;
-    options.sandbox.memoryMiB = parser.value(memory).toInt(&ok);
-    if (!ok || options.sandbox.memoryMiB < 128)
-        return fail(QStringLiteral("--memory needs a whole number of MiB, at least 128, e.g. 512"), kUsageError);
-    options.sandbox.vcpus = parser.value(vcpus).toInt(&ok);
-    if (!ok || options.sandbox.vcpus < 1)
-        return fail(QStringLiteral("--vcpus needs a positive number"), kUsageError);
-    options.sandbox.cpuSharePercent = parser.value(cpuShare).toInt(&ok);
-    if (!ok)
-        return fail(QStringLiteral("--cpu-share needs a percentage of one host core, e.g. 50"), kUsageError);
-    if (auto share = sbw::validateCpuShare(options.sandbox.cpuSharePercent, options.sandbox.vcpus); !share)
-        return fail(QStringLiteral("--cpu-share: ") + share.error().message, kUsageError);
-    options.sandbox.recipe = parser.value(image);
-    if (parser.isSet(disk)) {
-        options.sandbox.diskGiB = parser.value(disk).toInt(&ok);
-        if (!ok || options.sandbox.diskGiB < 1)
-            return fail(QStringLiteral("--disk needs a whole number of GiB, e.g. 8"), kUsageError);
-        // Refused here too so that it is a usage error; an image that is not built is reported
-        // when the run starts.
-        if (auto built = sbw::GuestImage::load(sbw::paths::imagesDir(), options.sandbox.recipe)) {
-            if (auto size = sbw::diskLimit(built.value(), options.sandbox.diskGiB); !size)
-                return fail(QStringLiteral("--disk: ") + size.error().message, kUsageError);
-        }
-    }
-
-    options.inputFiles = parser.values(inputFile);
-    if (auto inputs = sbw::checkInputFiles(options.inputFiles); !inputs)
-        return fail(inputs.error().message, kUsageError);
-    const QString outputFolder = parser.value(outFolder);
-    if (parser.isSet(outFolder) && !QDir().mkpath(outputFolder))
+        log = opened.value();
+    auto options = line.runOptions();
+    if (!options)
+        return fail(options.error().message, kUsageError);
+    options->log = log;
+    const QString outputFolder = parser.value(line.outFolder);
+    if (parser.isSet(line.outFolder) && !QDir().mkpath(outputFolder))
         return fail(QStringLiteral("--out: cannot create the folder %1").arg(outputFolder), kUsageError);
+    auto script = line.script();
+    if (!script)
+        return fail(script.error().message, kUsageError);
+    options->code = script.value();
 
-    if (parser.isSet(code)) {
-        options.code = parser.value(code).toUtf8();
-    } else if (parser.positionalArguments().size() == 1) {
-        const QString path = parser.positionalArguments().constFirst();
-        QFile file;
-        const bool opened = path == QLatin1String("-") ? file.open(stdin, QIODevice::ReadOnly)
-                                                       : (file.setFileName(path), file.open(QIODevice::ReadOnly));
-        if (!opened)
-            return fail(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()), kUsageError);
-        options.code = file.readAll();
-    } else {
-        return fail(QStringLiteral("give a script FILE or -c CODE (see sbw run --help)"), kUsageError);
-    }
-
-    sbw::HypervisorConnection connection(sbw::defaultConnectionUri(parser.value(connectUri)));
-    sbw::CliRun run(&connection, parser.isSet(verbose));
+    sbw::HypervisorConnection connection(sbw::defaultConnectionUri(parser.value(line.connectUri)));
+    sbw::CliRun run(&connection, parser.isSet(line.verbose));
     run.setOutputFolder(outputFolder);
-    QTimer::singleShot(0, &run, [&] { run.start(options); });
+    QTimer::singleShot(0, &run, [&, runOptions = options.value()] { run.start(runOptions); });
     return app.exec();
 }
 

@@ -1,12 +1,13 @@
 // sandbox-workbench: parses arguments and shows the main window; everything else is in sbw-ui.
 
-#include "ConnectionUri.h"
-#include "HypervisorConnection.h"
-#include "LibvirtEventLoop.h"
-#include "Logging.h"
-#include "MainWindow.h"
-#include "RunPane.h"
-#include "TerminationSignals.h"
+#include "base/Logging.h"
+#include "base/TerminationSignals.h"
+#include "hypervisor/ConnectionUri.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "run/RunPane.h"
+#include "window/MainWindow.h"
+#include "workbench/Workbench.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -60,7 +61,8 @@ int main(int argc, char* argv[])
         scriptPath = positional.first();
 
     sbw::HypervisorConnection connection(sbw::defaultConnectionUri(parser.value(connectOption)));
-    sbw::MainWindow window(&connection);
+    sbw::Workbench workbench(&connection); // the services; the window shows them
+    sbw::MainWindow window(&workbench);
     QApplication::setWindowIcon(window.windowIcon());
 
     if (!scriptPath.isEmpty()) {
@@ -71,8 +73,8 @@ int main(int argc, char* argv[])
     }
     // kill, Ctrl-C in the terminal or a closed session: close as the person would, so that
     // the run is cancelled and the microVMs and their overlays are removed.
-    sbw::TerminationSignals termination;
-    QObject::connect(&termination, &sbw::TerminationSignals::received, &window, [&window](int number) {
+    sbw::TerminationSignals termination(2);
+    QObject::connect(&termination, &sbw::TerminationSignals::received, &window, [&window](int number, int) {
         std::fprintf(stderr, "sandbox-workbench: signal %d: closing (again to quit at once)\n", number);
         window.close();
     });

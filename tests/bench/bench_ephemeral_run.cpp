@@ -14,15 +14,15 @@
 // (cold page cache) and warm ones.
 
 #include "BenchStats.h"
-#include "DataPaths.h"
-#include "EphemeralRun.h"
 #include "ExecTiming.h"
-#include "GuestSession.h"
-#include "Sandbox.h"
-#include "SandboxPool.h"
-#include "HypervisorConnection.h"
-#include "LibvirtEventLoop.h"
 #include "TestEnvironment.h"
+#include "base/DataPaths.h"
+#include "guest/GuestSession.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "run/EphemeralRun.h"
+#include "sandbox/Sandbox.h"
+#include "sandbox/SandboxPool.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

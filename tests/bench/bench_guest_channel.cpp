@@ -6,13 +6,13 @@
 
 #include "BenchStats.h"
 #include "ExecTiming.h"
-#include "GuestSession.h"
-#include "HypervisorConnection.h"
-#include "LibvirtEventLoop.h"
-#include "Sandbox.h"
-#include "SftpClient.h"
-#include "ShellChannel.h"
 #include "TestEnvironment.h"
+#include "guest/GuestSession.h"
+#include "guest/SftpClient.h"
+#include "guest/ShellChannel.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "sandbox/Sandbox.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>

@@ -18,17 +18,17 @@
 //   bench_mcp [N] [R]      (run under `flock /tmp/sbw-guest.lock`)
 
 #include "BenchStats.h"
-#include "CommandLog.h"
-#include "HypervisorConnection.h"
-#include "LibvirtEventLoop.h"
-#include "McpHttpTransport.h"
-#include "McpServer.h"
-#include "McpTools.h"
-#include "PolicyGate.h"
 #include "TestEnvironment.h"
-#include "Workspace.h"
-#include "WorkspaceCommand.h"
-#include "WorkspaceExecController.h"
+#include "approval/PolicyGate.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "log/CommandLog.h"
+#include "mcp/McpHttpTransport.h"
+#include "mcp/McpServer.h"
+#include "mcp/McpTools.h"
+#include "workspace/Workspace.h"
+#include "workspace/WorkspaceCommand.h"
+#include "workspace/WorkspaceExecController.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -17,15 +17,15 @@
 #include "BenchStats.h"
 #include "BenchWorkspace.h"
 #include "ChannelSocketPath.h"
-#include "GuestSession.h"
-#include "HypervisorConnection.h"
-#include "LibvirtEventLoop.h"
 #include "PlainSshClient.h"
-#include "RunArtifacts.h"
-#include "RunInputFiles.h"
-#include "SftpClient.h"
 #include "TestEnvironment.h"
-#include "Workspace.h"
+#include "guest/GuestSession.h"
+#include "guest/SftpClient.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "run/RunArtifacts.h"
+#include "run/RunInputFiles.h"
+#include "workspace/Workspace.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>

@@ -12,13 +12,13 @@
 //
 //   build/tests/bench/bench_stats_sampler [max-domains (default 30)]
 
-#include "DomainSpec.h"
-#include "HypervisorConnection.h"
-#include "LibvirtEventLoop.h"
-#include "StatsCollector.h"
-#include "StatsHistory.h"
 #include "TestEnvironment.h"
-#include "VirtError.h"
+#include "hypervisor/DomainSpec.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "hypervisor/VirtError.h"
+#include "stats/StatsCollector.h"
+#include "stats/StatsHistory.h"
 
 #include <QCoreApplication>
 #include <QFile>

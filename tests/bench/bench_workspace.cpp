@@ -7,10 +7,10 @@
 // in milliseconds. Run under `flock /tmp/sbw-guest.lock`.
 
 #include "BenchStats.h"
-#include "HypervisorConnection.h"
-#include "LibvirtEventLoop.h"
 #include "TestEnvironment.h"
-#include "Workspace.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "workspace/Workspace.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -5,9 +5,9 @@
 // gid u32, then a type byte: bits 0-2 the first entry's SftpEntry::Type, bits 3 and 4 whether
 // the second and third are folders), then NUL-separated fields: three names, owner, group.
 
-#include "FileEntryText.h"
 #include "FuzzCheck.h"
-#include "VisibleText.h"
+#include "base/VisibleText.h"
+#include "files/FileEntryText.h"
 
 #include <QList>
 #include <cstddef>

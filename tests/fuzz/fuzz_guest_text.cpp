@@ -4,8 +4,8 @@
 // Input: byte 0 the chunk size (1 + b) the stream is cut into; the rest is the guest's output.
 
 #include "FuzzCheck.h"
-#include "GuestTextDecoder.h"
-#include "VisibleText.h"
+#include "base/GuestTextDecoder.h"
+#include "base/VisibleText.h"
 
 #include <QList>
 #include <cstddef>

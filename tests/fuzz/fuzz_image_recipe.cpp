@@ -4,7 +4,7 @@
 // Input: the recipe file's bytes.
 
 #include "FuzzCheck.h"
-#include "ImageRecipe.h"
+#include "image/ImageRecipe.h"
 
 #include <cstddef>
 #include <cstdint>

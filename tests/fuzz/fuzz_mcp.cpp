@@ -5,12 +5,12 @@
 // Input: newline-delimited JSON-RPC messages, as McpStdioTransport reads them, in one session
 // that the harness initializes first (a message may initialize it again).
 
-#include "ActionGate.h"
 #include "FuzzCheck.h"
-#include "McpJsonRpc.h"
-#include "McpRunFiles.h"
-#include "McpServer.h"
-#include "McpToolSchema.h"
+#include "action/ActionGate.h"
+#include "mcp/McpJsonRpc.h"
+#include "mcp/McpRunFiles.h"
+#include "mcp/McpServer.h"
+#include "mcp/McpToolSchema.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>

@@ -4,7 +4,7 @@
 // Input: the file's bytes.
 
 #include "FuzzCheck.h"
-#include "Policy.h"
+#include "approval/Policy.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -7,7 +7,7 @@
 // the rest is the guest's output.
 
 #include "FuzzCheck.h"
-#include "TerminalScreen.h"
+#include "terminal/TerminalScreen.h"
 
 #include <cstddef>
 #include <cstdint>

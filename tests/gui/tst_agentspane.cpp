@@ -2,10 +2,10 @@
 // selected session, the client snippet carries the URL and token (masked on the screen, whole
 // on the clipboard), the server starts and stops.
 
-#include "ActionGate.h"
-#include "AgentsPane.h"
-#include "McpHttpTransport.h"
-#include "McpServer.h"
+#include "action/ActionGate.h"
+#include "agents/AgentsPane.h"
+#include "mcp/McpHttpTransport.h"
+#include "mcp/McpServer.h"
 
 #include <QAction>
 #include <QApplication>

@@ -8,16 +8,17 @@
 // (packaging/guest/build-image.sh minimal). With $SBW_SCREENSHOT_DIR set, the window is saved
 // there while the request waits (story-pending.png) and after the run (story-done.png).
 
-#include "AgentsPane.h"
-#include "ApprovalQueuePane.h"
-#include "CommandLogModel.h"
-#include "CommandLogPane.h"
-#include "DataPaths.h"
-#include "HypervisorConnection.h"
-#include "LibvirtEventLoop.h"
-#include "MainWindow.h"
-#include "RunPane.h"
 #include "TestEnvironment.h"
+#include "agents/AgentsPane.h"
+#include "approval/ApprovalQueuePane.h"
+#include "base/DataPaths.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "log/CommandLogModel.h"
+#include "log/CommandLogPane.h"
+#include "run/RunPane.h"
+#include "window/MainWindow.h"
+#include "workbench/Workbench.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -135,6 +136,7 @@ private:
 
     QTemporaryDir m_home; ///< the test's own data (log, token, key, policy) and settings (the port)
     std::unique_ptr<HypervisorConnection> m_connection;
+    std::unique_ptr<Workbench> m_workbench; ///< outlives the window, as in the program
     std::unique_ptr<MainWindow> m_window;
     CommandLogPane* m_log = nullptr;
     QJsonObject m_server; ///< the client configuration, as the Agents dock's Copy gives it
@@ -155,7 +157,8 @@ void TestAgentStory::initTestCase()
     m_connection = std::make_unique<HypervisorConnection>(test::guestUri());
     QVERIFY(m_connection->ensureOpen().ok());
 
-    m_window = std::make_unique<MainWindow>(m_connection.get());
+    m_workbench = std::make_unique<Workbench>(m_connection.get());
+    m_window = std::make_unique<MainWindow>(m_workbench.get());
     m_window->resize(1280, 800);
     m_window->show();
     QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
@@ -169,6 +172,7 @@ void TestAgentStory::initTestCase()
 void TestAgentStory::cleanupTestCase()
 {
     m_window.reset();
+    m_workbench.reset();
 }
 
 void TestAgentStory::agentConnectsWithTheShownToken()

@@ -3,10 +3,10 @@
 // write shows a diff, agent text is shown literally; the policy editor writes the file.
 
 #include "AgentRequests.h"
-#include "ApprovalQueuePane.h"
-#include "CommandLog.h"
-#include "PolicyEditorDialog.h"
-#include "PolicyGate.h"
+#include "approval/ApprovalQueuePane.h"
+#include "approval/PolicyEditorDialog.h"
+#include "approval/PolicyGate.h"
+#include "log/CommandLog.h"
 
 #include <QCheckBox>
 #include <QComboBox>

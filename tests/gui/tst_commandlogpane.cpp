@@ -1,9 +1,9 @@
 // The command log pane on a real SQLite log: live rows, filters, the escaped detail view and
 // exports. Saves $SBW_SCREENSHOT_DIR/commandlogpane.png when that variable is set.
 
-#include "CommandLogModel.h"
-#include "CommandLogPane.h"
 #include "CommandLogRows.h"
+#include "log/CommandLogModel.h"
+#include "log/CommandLogPane.h"
 
 #include <QComboBox>
 #include <QLineEdit>

@@ -1,7 +1,7 @@
 // FilePreview without a guest: which bytes are pictures, and how text from a guest is shown
 // (escaped, never interpreted; long files cut with a note).
 
-#include "FilePreview.h"
+#include "files/FilePreview.h"
 
 #include <QBuffer>
 #include <QLabel>

@@ -1,14 +1,14 @@
 // FileTreeModel and FileTreePane over SFTP on one real microVM, booted once for all cases.
 
-#include "CommandLog.h"
-#include "FileTreeModel.h"
-#include "FilePreview.h"
-#include "FileTreePane.h"
-#include "GuestSession.h"
-#include "HypervisorConnection.h"
-#include "Sandbox.h"
-#include "SftpClient.h"
 #include "TestEnvironment.h"
+#include "files/FilePreview.h"
+#include "files/FileTreeModel.h"
+#include "files/FileTreePane.h"
+#include "guest/GuestSession.h"
+#include "guest/SftpClient.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "log/CommandLog.h"
+#include "sandbox/Sandbox.h"
 
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>

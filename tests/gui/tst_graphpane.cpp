@@ -3,13 +3,13 @@
 // overview's line per sandbox. Saves the rendering to $SBW_SCREENSHOT_DIR/graphpane.png when
 // that variable is set.
 
-#include "GraphPane.h"
-#include "GraphPaneChart.h"
-#include "GuestSession.h"
-#include "HypervisorConnection.h"
-#include "Sandbox.h"
-#include "StatsSampler.h"
 #include "TestEnvironment.h"
+#include "guest/GuestSession.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "sandbox/Sandbox.h"
+#include "stats/GraphPane.h"
+#include "stats/GraphPaneChart.h"
+#include "stats/StatsSampler.h"
 
 #include <QLineSeries>
 #include <QSignalSpy>

@@ -3,16 +3,17 @@
 // combination of the View menu's docks fitting a 1280x800 screen (saved as
 // $SBW_SCREENSHOT_DIR/mainwindow-docks.png and mainwindow-docks-log.png when that variable is set).
 
-#include "AgentsPane.h"
-#include "ApprovalQueue.h"
-#include "ApprovalQueuePane.h"
-#include "ConnectionStatusLabel.h"
-#include "HypervisorConnection.h"
-#include "LibvirtEventLoop.h"
-#include "MainWindow.h"
-#include "OutputView.h"
-#include "RunPane.h"
-#include "WorkspaceManager.h"
+#include "agents/AgentsPane.h"
+#include "approval/ApprovalQueue.h"
+#include "approval/ApprovalQueuePane.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "run/RunPane.h"
+#include "widgets/OutputView.h"
+#include "window/ConnectionStatusLabel.h"
+#include "window/MainWindow.h"
+#include "workbench/Workbench.h"
+#include "workspace/WorkspaceManager.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -74,7 +75,8 @@ private Q_SLOTS:
 void TestMainWindow::hasMenusAndShortcuts()
 {
     HypervisorConnection connection(QStringLiteral("test:///default"));
-    MainWindow window(&connection);
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
     QCOMPARE(window.windowTitle(), QStringLiteral("Sandbox Workbench"));
     QVERIFY(QFile::exists(QStringLiteral(":/icons/sandbox-workbench.svg")));
     QVERIFY(!window.windowIcon().pixmap(32, 32).isNull());
@@ -117,7 +119,8 @@ void TestMainWindow::hasMenusAndShortcuts()
 void TestMainWindow::statusBarShowsConnectionAndAccelerator()
 {
     HypervisorConnection connection(QStringLiteral("test:///default"));
-    MainWindow window(&connection);
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
     window.show();
     QTRY_COMPARE(window.connectionStatus()->text(),
                  QStringLiteral("test:///default · TCG (software emulation, slow)"));
@@ -130,7 +133,8 @@ void TestMainWindow::statusBarShowsConnectionAndAccelerator()
 void TestMainWindow::statusBarShowsUnreachableDaemon()
 {
     HypervisorConnection connection(kUnreachableUri);
-    MainWindow window(&connection);
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
     window.show();
     QTRY_COMPARE(window.connectionStatus()->text(),
                  kUnreachableUri + QStringLiteral(" · not connected"));
@@ -155,7 +159,8 @@ void TestMainWindow::languageSwitchSwapsDefaultScript()
 void TestMainWindow::failedRunIsShownAsText()
 {
     HypervisorConnection connection(kUnreachableUri);
-    MainWindow window(&connection);
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     RunPane* pane = window.runPane();
@@ -184,7 +189,8 @@ void TestMainWindow::failedRunIsShownAsText()
 void TestMainWindow::escapeCancelsRun()
 {
     HypervisorConnection connection(kUnreachableUri);
-    MainWindow window(&connection);
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     RunPane* pane = window.runPane();
@@ -205,7 +211,8 @@ void TestMainWindow::escapeCancelsRun()
 void TestMainWindow::closeDuringRunWaitsForCleanup()
 {
     HypervisorConnection connection(kUnreachableUri);
-    MainWindow window(&connection);
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.runPane()->run());
@@ -224,7 +231,8 @@ void TestMainWindow::closeDuringRunWaitsForCleanup()
 void TestMainWindow::everyDockFits1280x800()
 {
     HypervisorConnection connection(QStringLiteral("test:///default"));
-    MainWindow window(&connection);
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     // Long texts: a port in use makes the Agents dock's status line an error message, and an
@@ -239,7 +247,7 @@ void TestMainWindow::everyDockFits1280x800()
     request.actor = {Actor::Kind::Agent, QStringLiteral("an-agent-client-with-a-long-name/1.2.3")};
     request.command = QStringLiteral("python3 -c 'print(1)' ").repeated(30) +
                       QStringLiteral("\nls -l /tmp\necho done\n");
-    window.findChild<ApprovalQueue*>()->enqueue(request, [](const GateDecision&) {});
+    window.approvalQueue()->enqueue(request, [](const GateDecision&) {});
 
     // Every dock the View menu opens, in every combination (the Sessions dock stays open).
     QList<QDockWidget*> docks;

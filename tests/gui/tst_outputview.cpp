@@ -1,7 +1,7 @@
 // OutputView shows untrusted guest output: escapes visible, invalid UTF-8 replaced, split
 // characters joined, stderr coloured, and a capped view with a visible note.
 
-#include "OutputView.h"
+#include "widgets/OutputView.h"
 
 #include <QElapsedTimer>
 #include <QTextBlock>

@@ -3,16 +3,17 @@
 // is left behind. Needs a running
 // libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
-#include "ArtifactsView.h"
-#include "ConnectionUri.h"
-#include "DataPaths.h"
-#include "HypervisorConnection.h"
-#include "LibvirtEventLoop.h"
-#include "MainWindow.h"
-#include "OutputView.h"
-#include "RunHistory.h"
-#include "RunPane.h"
 #include "TestEnvironment.h"
+#include "base/DataPaths.h"
+#include "hypervisor/ConnectionUri.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "run/ArtifactsView.h"
+#include "run/RunHistory.h"
+#include "run/RunPane.h"
+#include "widgets/OutputView.h"
+#include "window/MainWindow.h"
+#include "workbench/Workbench.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -79,7 +80,8 @@ void TestRunPaneGuest::verifyRunRemoved(const RunResult& result)
 void TestRunPaneGuest::typedScriptRunsInMicroVm()
 {
     HypervisorConnection connection(m_uri);
-    MainWindow window(&connection);
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     RunPane* pane = window.runPane();
@@ -139,7 +141,8 @@ void TestRunPaneGuest::typedScriptRunsInMicroVm()
 void TestRunPaneGuest::closeDuringRunDestroysVmThenCloses()
 {
     HypervisorConnection connection(m_uri);
-    MainWindow window(&connection);
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     RunPane* pane = window.runPane();
@@ -186,7 +189,8 @@ void TestRunPaneGuest::inputFileInChartAndTableOut()
         csv.write("name,value\nalpha,1\nbeta,2\n\"gamma, delta\",39\n");
     }
     HypervisorConnection connection(m_uri);
-    MainWindow window(&connection);
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
     window.resize(1100, 900);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -273,7 +277,8 @@ void TestRunPaneGuest::csvExampleDrawsChartOnPythonData()
     if (!QFileInfo::exists(paths::imagesDir() + QStringLiteral("/python-data/manifest.json")))
         QFAIL("no python-data image: build it with sbw image build python-data");
     HypervisorConnection connection(m_uri);
-    MainWindow window(&connection);
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
     window.resize(1200, 1000);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));

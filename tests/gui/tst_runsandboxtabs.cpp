@@ -7,21 +7,22 @@
 // run-files-preview.png and run-terminal-ended.png there.
 // Needs a running libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
-#include "ConnectionUri.h"
-#include "FilePreview.h"
-#include "FileTreeModel.h"
-#include "FileTreePane.h"
-#include "HypervisorConnection.h"
-#include "LibvirtEventLoop.h"
-#include "MainWindow.h"
-#include "OutputView.h"
-#include "RunPane.h"
-#include "RunSandboxPage.h"
-#include "TerminalTab.h"
-#include "TerminalTabs.h"
-#include "TerminalWidget.h"
 #include "TestEnvironment.h"
-#include "WorkspaceFilesPage.h"
+#include "files/FilePreview.h"
+#include "files/FileTreeModel.h"
+#include "files/FileTreePane.h"
+#include "files/WorkspaceFilesPage.h"
+#include "hypervisor/ConnectionUri.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "run/RunPane.h"
+#include "run/RunSandboxPage.h"
+#include "terminal/TerminalTab.h"
+#include "terminal/TerminalTabs.h"
+#include "terminal/TerminalWidget.h"
+#include "widgets/OutputView.h"
+#include "window/MainWindow.h"
+#include "workbench/Workbench.h"
 
 #include <QElapsedTimer>
 #include <QLabel>
@@ -95,6 +96,7 @@ private:
     void checkSttySizeAt(QSize windowSize);
 
     std::unique_ptr<HypervisorConnection> m_connection;
+    std::unique_ptr<Workbench> m_workbench; ///< outlives the window, as in the program
     std::unique_ptr<MainWindow> m_window;
     RunPane* m_pane = nullptr;
     QTemporaryDir m_host;
@@ -104,7 +106,8 @@ void TestRunSandboxTabs::initTestCase()
 {
     QVERIFY(m_host.isValid());
     m_connection = std::make_unique<HypervisorConnection>(test::guestUri());
-    m_window = std::make_unique<MainWindow>(m_connection.get());
+    m_workbench = std::make_unique<Workbench>(m_connection.get());
+    m_window = std::make_unique<MainWindow>(m_workbench.get());
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
     m_pane = m_window->runPane();
@@ -117,6 +120,7 @@ void TestRunSandboxTabs::cleanupTestCase()
         QTRY_VERIFY_WITH_TIMEOUT(!m_pane->isRunning(), kRunTimeoutMs);
     }
     m_window.reset();
+    m_workbench.reset();
 }
 
 TerminalTab* TestRunSandboxTabs::terminal() const

@@ -1,6 +1,6 @@
 // The words the status line uses for phases and outcomes.
 
-#include "RunStatusText.h"
+#include "widgets/RunStatusText.h"
 
 #include <QtTest>
 

@@ -1,8 +1,8 @@
 // SerialConsoleView follows its domain's lifecycle (libvirt's test:///default driver, no VM):
 // the status line says why the console closed, and the view tries to reattach on start.
 
-#include "HypervisorConnection.h"
-#include "SerialConsoleView.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "terminal/SerialConsoleView.h"
 
 #include <QSignalSpy>
 #include <QtTest>

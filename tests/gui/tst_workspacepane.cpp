@@ -6,28 +6,29 @@
 // and the Serial Console tab is attached; Stop shuts it down cleanly and says so.
 // Needs a running libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
-#include "CommandLog.h"
-#include "ConnectionUri.h"
-#include "FileTreeModel.h"
-#include "FileTreePane.h"
-#include "PerSandboxStack.h"
-#include "SerialConsoleView.h"
-#include "TerminalTab.h"
-#include "TerminalTabs.h"
-#include "TerminalWidget.h"
-#include "WorkspaceFilesPage.h"
-#include "HypervisorConnection.h"
-#include "MainWindow.h"
-#include "OutputView.h"
-#include "SessionListModel.h"
-#include "SessionListPane.h"
-#include "Workspace.h"
-#include "WorkspaceActions.h"
-#include "WorkspaceManager.h"
-#include "WorkspacePane.h"
-#include "WorkspaceSettingsDialog.h"
-#include "NewWorkspaceDialog.h"
-#include "SecretMasker.h"
+#include "files/FileTreeModel.h"
+#include "files/FileTreePane.h"
+#include "files/WorkspaceFilesPage.h"
+#include "hypervisor/ConnectionUri.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "log/CommandLog.h"
+#include "log/SecretMasker.h"
+#include "terminal/SerialConsoleView.h"
+#include "terminal/TerminalTab.h"
+#include "terminal/TerminalTabs.h"
+#include "terminal/TerminalWidget.h"
+#include "widgets/OutputView.h"
+#include "widgets/PerSandboxStack.h"
+#include "window/MainWindow.h"
+#include "window/SessionListModel.h"
+#include "window/SessionListPane.h"
+#include "workbench/Workbench.h"
+#include "workspace/NewWorkspaceDialog.h"
+#include "workspace/Workspace.h"
+#include "workspace/WorkspaceActions.h"
+#include "workspace/WorkspaceManager.h"
+#include "workspace/WorkspacePane.h"
+#include "workspace/WorkspaceSettingsDialog.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -78,6 +79,7 @@ private:
 
     QString m_name;
     std::unique_ptr<HypervisorConnection> m_connection;
+    std::unique_ptr<Workbench> m_workbench; ///< outlives the window, as in the program
     std::unique_ptr<MainWindow> m_window;
 };
 
@@ -93,7 +95,8 @@ void TestWorkspacePane::initTestCase()
     auto started = created.value()->start();
     QVERIFY2(started.ok(), qPrintable(started.ok() ? QString() : started.error().message));
 
-    m_window = std::make_unique<MainWindow>(m_connection.get());
+    m_workbench = std::make_unique<Workbench>(m_connection.get());
+    m_window = std::make_unique<MainWindow>(m_workbench.get());
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
 }
@@ -101,6 +104,7 @@ void TestWorkspacePane::initTestCase()
 void TestWorkspacePane::cleanupTestCase()
 {
     m_window.reset();
+    m_workbench.reset();
     if (m_connection) {
         if (auto workspace = Workspace::open(*m_connection, m_name); workspace.ok())
             QVERIFY(workspace.value()->remove().ok());

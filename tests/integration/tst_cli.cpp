@@ -1,7 +1,7 @@
 // The sbw command as a user runs it: exact stdout/stderr bytes and exit codes.
 
-#include "CommandLog.h"
 #include "TestEnvironment.h"
+#include "log/CommandLog.h"
 
 #include <QDir>
 #include <QProcess>

@@ -1,10 +1,10 @@
 // Whole ephemeral runs: a fresh microVM per case, destroyed afterwards.
 
-#include "CommandLog.h"
-#include "EphemeralRun.h"
-#include "HypervisorConnection.h"
-#include "SandboxPool.h"
 #include "TestEnvironment.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "log/CommandLog.h"
+#include "run/EphemeralRun.h"
+#include "sandbox/SandboxPool.h"
 
 #include <QCryptographicHash>
 #include <QDir>

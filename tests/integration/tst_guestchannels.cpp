@@ -1,12 +1,12 @@
 // Concurrent channels on the one SSH session of a real microVM, booted once for all cases:
 // execs from several threads, PTY shells and SFTP side by side.
 
-#include "GuestSession.h"
-#include "HypervisorConnection.h"
-#include "Sandbox.h"
-#include "SftpClient.h"
-#include "ShellChannel.h"
 #include "TestEnvironment.h"
+#include "guest/GuestSession.h"
+#include "guest/SftpClient.h"
+#include "guest/ShellChannel.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "sandbox/Sandbox.h"
 
 #include <QCryptographicHash>
 #include <QFile>

@@ -4,10 +4,10 @@
 // that are still on their way can reach the next connection's sshd and break its handshake
 // (ARCHITECTURE.md, "Known problems"); the workspace must connect anyway, every time.
 
-#include "HypervisorConnection.h"
 #include "TestEnvironment.h"
 #include "WorkspaceShell.h"
-#include "Workspace.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "workspace/Workspace.h"
 
 #include <QTemporaryDir>
 #include <QTest>

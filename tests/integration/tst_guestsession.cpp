@@ -1,9 +1,9 @@
 // Exec over the SSH guest channel of one real microVM, booted once for all cases.
 
-#include "GuestSession.h"
-#include "HypervisorConnection.h"
-#include "Sandbox.h"
 #include "TestEnvironment.h"
+#include "guest/GuestSession.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "sandbox/Sandbox.h"
 
 #include <QCryptographicHash>
 #include <QElapsedTimer>

@@ -8,15 +8,15 @@
 // its limits too (timeout, output cap, memory, disk) and name them in their result and in
 // their command-log row.
 
-#include "CommandLog.h"
-#include "EphemeralRun.h"
-#include "GuestSession.h"
-#include "HypervisorConnection.h"
-#include "RunStatusText.h"
-#include "StatsSampler.h"
 #include "TestEnvironment.h"
-#include "Workspace.h"
-#include "WorkspaceCommand.h"
+#include "guest/GuestSession.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "log/CommandLog.h"
+#include "run/EphemeralRun.h"
+#include "stats/StatsSampler.h"
+#include "widgets/RunStatusText.h"
+#include "workspace/Workspace.h"
+#include "workspace/WorkspaceCommand.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>

@@ -7,17 +7,17 @@
 // client (its AbortSignal) or by its going away (killed) over both transports, the output cap
 // of a reply, and file paths resolved in the guest (symlinks, `..`) before the policy sees them.
 
-#include "ApprovalPause.h"
-#include "ApprovalQueue.h"
-#include "CommandLog.h"
-#include "HypervisorConnection.h"
-#include "McpServer.h"
-#include "McpTools.h"
-#include "PolicyGate.h"
-#include "RunArtifacts.h"
 #include "TestEnvironment.h"
-#include "Workspace.h"
-#include "WorkspaceDomains.h"
+#include "approval/ApprovalPause.h"
+#include "approval/ApprovalQueue.h"
+#include "approval/PolicyGate.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "log/CommandLog.h"
+#include "mcp/McpServer.h"
+#include "mcp/McpTools.h"
+#include "run/RunArtifacts.h"
+#include "workspace/Workspace.h"
+#include "workspace/WorkspaceDomains.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>

@@ -1,12 +1,12 @@
 // The serial console of one real microVM, through SerialConsoleView: the boot log, the console
 // shell answering typed input, and the end of the stream when the domain is destroyed.
 
-#include "ConsoleStream.h"
-#include "HypervisorConnection.h"
-#include "Sandbox.h"
-#include "SerialConsoleView.h"
-#include "TerminalWidget.h"
 #include "TestEnvironment.h"
+#include "hypervisor/ConsoleStream.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "sandbox/Sandbox.h"
+#include "terminal/SerialConsoleView.h"
+#include "terminal/TerminalWidget.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>

@@ -1,11 +1,11 @@
 // The stats sampler against one real 2-vCPU microVM, booted once for all cases: idle and busy
 // CPU figures, memory rising with a guest allocation, a paused sandbox marked without errors.
 
-#include "GuestSession.h"
-#include "HypervisorConnection.h"
-#include "Sandbox.h"
-#include "StatsSampler.h"
 #include "TestEnvironment.h"
+#include "guest/GuestSession.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "sandbox/Sandbox.h"
+#include "stats/StatsSampler.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -4,14 +4,14 @@
 // variables with masked secrets, limits named on stderr and in the command log),
 // also while another session holds the workspace. One NAT workspace for the whole executable.
 
-#include "CommandLog.h"
-#include "HypervisorConnection.h"
-#include "SecretMasker.h"
-#include "SftpClient.h"
-#include "StoragePool.h"
 #include "TestEnvironment.h"
-#include "Workspace.h"
-#include "WorkspaceManager.h"
+#include "guest/SftpClient.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/StoragePool.h"
+#include "log/CommandLog.h"
+#include "log/SecretMasker.h"
+#include "workspace/Workspace.h"
+#include "workspace/WorkspaceManager.h"
 
 #include <QCryptographicHash>
 #include <QDataStream>

@@ -7,13 +7,13 @@
 // held open for writing), and `sbw ws stop`
 // prints and logs the same outcome; a forced stop says that writes may be lost.
 
-#include "CommandLog.h"
 #include "CommandLogRows.h"
-#include "HypervisorConnection.h"
-#include "StoragePool.h"
 #include "TestEnvironment.h"
 #include "WorkspaceShell.h"
-#include "Workspace.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/StoragePool.h"
+#include "log/CommandLog.h"
+#include "workspace/Workspace.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ActionGate.h"
+#include "action/ActionGate.h"
 
 #include <QByteArray>
 #include <QString>

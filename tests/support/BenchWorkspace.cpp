@@ -1,6 +1,6 @@
 #include "BenchWorkspace.h"
 
-#include "Workspace.h"
+#include "workspace/Workspace.h"
 
 #include <QCoreApplication>
 

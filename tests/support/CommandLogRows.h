@@ -1,6 +1,6 @@
 #pragma once
 
-#include "CommandLog.h"
+#include "log/CommandLog.h"
 
 #include <QByteArray>
 #include <QString>

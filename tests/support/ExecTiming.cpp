@@ -1,7 +1,7 @@
 #include "ExecTiming.h"
 
 #include "BenchStats.h"
-#include "GuestSession.h"
+#include "guest/GuestSession.h"
 
 #include <QElapsedTimer>
 

@@ -1,6 +1,6 @@
 #include "PlainSshClient.h"
 
-#include "DataPaths.h"
+#include "base/DataPaths.h"
 
 #include <QElapsedTimer>
 #include <QFile>

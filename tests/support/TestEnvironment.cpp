@@ -1,8 +1,8 @@
 #include "TestEnvironment.h"
 
-#include "ConnectionUri.h"
-#include "HypervisorConnection.h"
-#include "StoragePool.h"
+#include "hypervisor/ConnectionUri.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/StoragePool.h"
 
 #include <libvirt/libvirt.h>
 

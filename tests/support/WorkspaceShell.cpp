@@ -1,6 +1,6 @@
 #include "WorkspaceShell.h"
 
-#include "Workspace.h"
+#include "workspace/Workspace.h"
 
 namespace sbw::test {
 

@@ -1,4 +1,4 @@
-#include "HypervisorConnection.h"
+#include "hypervisor/HypervisorConnection.h"
 
 #include <QTest>
 

@@ -2,7 +2,7 @@
 // request is decided exactly once.
 
 #include "AgentRequests.h"
-#include "ApprovalQueue.h"
+#include "approval/ApprovalQueue.h"
 
 #include <QSignalSpy>
 #include <QtTest>

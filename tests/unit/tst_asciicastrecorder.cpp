@@ -1,7 +1,7 @@
 // AsciicastRecorder writes asciicast v2 files: exact header and event lines, and valid UTF-8
 // JSON whatever bytes the guest sends, also when a character is split across chunks.
 
-#include "AsciicastRecorder.h"
+#include "log/AsciicastRecorder.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -1,5 +1,5 @@
-#include "WorkspaceCheckpoint.h"
-#include "WorkspaceStop.h"
+#include "workspace/WorkspaceCheckpoint.h"
+#include "workspace/WorkspaceStop.h"
 
 #include <QTest>
 

@@ -1,8 +1,8 @@
 // `sbw log` on a command log in a temporary data folder ($XDG_DATA_HOME).
 
 #include "CliProcess.h"
-#include "CommandLog.h"
 #include "CommandLogRows.h"
+#include "log/CommandLog.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

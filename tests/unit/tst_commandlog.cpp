@@ -1,8 +1,8 @@
 // The command log on a real SQLite file in a temporary folder.
 
-#include "CommandLog.h"
-#include "LoggedAction.h"
-#include "SecretMasker.h"
+#include "log/CommandLog.h"
+#include "log/LoggedAction.h"
+#include "log/SecretMasker.h"
 
 #include <QProcess>
 #include <QSignalSpy>

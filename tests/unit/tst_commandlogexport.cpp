@@ -1,4 +1,4 @@
-#include "CommandLogExport.h"
+#include "log/CommandLogExport.h"
 
 #include <QtTest>
 

@@ -1,4 +1,4 @@
-#include "ConnectionUri.h"
+#include "hypervisor/ConnectionUri.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 // RFC 4180 parsing and the table model over it.
 
-#include "CsvTableModel.h"
+#include "widgets/CsvTableModel.h"
 
 #include <QAbstractItemModelTester>
 #include <QTest>

@@ -1,5 +1,5 @@
-#include "DomainSpec.h"
-#include "HypervisorConnection.h"
+#include "hypervisor/DomainSpec.h"
+#include "hypervisor/HypervisorConnection.h"
 
 #include <QSet>
 #include <QTest>

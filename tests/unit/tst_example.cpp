@@ -1,5 +1,5 @@
 // Examples of the File menu: the project's resources/examples and their metadata lines.
-#include "Example.h"
+#include "run/Example.h"
 
 #include <QFile>
 #include <QTemporaryDir>

@@ -1,7 +1,7 @@
 // FileEntryText: what the file tree shows of a guest's names, owners and modes, and the order
 // of its listings.
 
-#include "FileEntryText.h"
+#include "files/FileEntryText.h"
 
 #include <QTest>
 

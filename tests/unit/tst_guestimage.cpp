@@ -1,4 +1,4 @@
-#include "GuestImage.h"
+#include "image/GuestImage.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,7 +1,7 @@
 // normalisedGuestPath(): the lexical normalisation that checks the guest's answer to
 // resolveGuestPath() (which tst_mcp runs against a real guest).
 
-#include "GuestPathResolver.h"
+#include "guest/GuestPathResolver.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 // GuestTextDecoder and isValidUtf8(): guest bytes, split anywhere, decode once and exactly.
 
-#include "GuestTextDecoder.h"
+#include "base/GuestTextDecoder.h"
 
 #include <QTest>
 

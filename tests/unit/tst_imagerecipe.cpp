@@ -1,7 +1,7 @@
 // Image recipes as `sbw image list` and the template pickers see them: NAME and DESCRIPTION
 // lines, built-in and user folders, a user recipe hiding a built-in one.
-#include "DataPaths.h"
-#include "ImageRecipe.h"
+#include "base/DataPaths.h"
+#include "image/ImageRecipe.h"
 
 #include <QDir>
 #include <QFile>

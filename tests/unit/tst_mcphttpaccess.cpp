@@ -1,7 +1,7 @@
 // The HTTP endpoint's checks (Host and Origin against DNS rebinding, bearer token) and the
 // per-install token file, without a server.
 
-#include "McpHttpAccess.h"
+#include "mcp/McpHttpAccess.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -58,15 +58,17 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("sub/mcp-token"));
-        QString error;
-        const QByteArray token = sbw::loadOrCreateMcpToken(path, &error);
-        QVERIFY2(!token.isEmpty(), qPrintable(error));
+        const auto loaded = sbw::loadOrCreateMcpToken(path);
+        QVERIFY2(loaded, loaded ? "" : qPrintable(loaded.error().message));
+        const QByteArray token = loaded.value();
         QCOMPARE(token.size(), 64);
         QVERIFY(QByteArray::fromHex(token).toHex() == token);
         struct stat info = {};
         QCOMPARE(::stat(QFile::encodeName(path).constData(), &info), 0);
         QCOMPARE(info.st_mode & 0777, 0600u);
-        QCOMPARE(sbw::loadOrCreateMcpToken(path, &error), token);
+        const auto again = sbw::loadOrCreateMcpToken(path);
+        QVERIFY(again);
+        QCOMPARE(again.value(), token);
     }
 };
 

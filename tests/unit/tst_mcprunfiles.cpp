@@ -2,11 +2,11 @@
 // the approval request and the command-log row say about them, and how a run's artifacts
 // become structuredContent entries and MCP content blocks.
 
-#include "ActionGate.h"
-#include "CommandLog.h"
-#include "McpRunFiles.h"
-#include "McpServer.h"
-#include "McpTools.h"
+#include "action/ActionGate.h"
+#include "log/CommandLog.h"
+#include "mcp/McpRunFiles.h"
+#include "mcp/McpServer.h"
+#include "mcp/McpTools.h"
 
 #include <QCryptographicHash>
 #include <QDir>

@@ -4,14 +4,14 @@
 // cancelling (notifications/cancelled, a closed session, stdin's end, a call waiting for a
 // person), replies that carry large values once, and the resolution step before the gate.
 
-#include "ActionGate.h"
-#include "ApprovalQueue.h"
-#include "CommandLog.h"
-#include "LoggedAction.h"
-#include "McpCommandOutput.h"
-#include "McpJsonRpc.h"
-#include "McpServer.h"
-#include "McpStdioTransport.h"
+#include "action/ActionGate.h"
+#include "approval/ApprovalQueue.h"
+#include "log/CommandLog.h"
+#include "log/LoggedAction.h"
+#include "mcp/McpCommandOutput.h"
+#include "mcp/McpJsonRpc.h"
+#include "mcp/McpServer.h"
+#include "mcp/McpStdioTransport.h"
 
 #include <QFile>
 #include <QFileInfo>

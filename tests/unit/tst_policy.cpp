@@ -2,9 +2,9 @@
 // errors; exec lines and sh scripts judged command by command (PolicyCommands, ShellSyntax).
 
 #include "AgentRequests.h"
-#include "Policy.h"
-#include "PolicyCommands.h"
-#include "ShellSyntax.h"
+#include "approval/Policy.h"
+#include "approval/PolicyCommands.h"
+#include "approval/ShellSyntax.h"
 
 #include <QElapsedTimer>
 #include <QFile>

@@ -3,10 +3,10 @@
 // on a pseudo-terminal.
 
 #include "AgentRequests.h"
-#include "ApprovalQueue.h"
-#include "CommandLog.h"
-#include "PolicyGate.h"
-#include "TerminalApprover.h"
+#include "approval/ApprovalQueue.h"
+#include "approval/PolicyGate.h"
+#include "approval/TerminalApprover.h"
+#include "log/CommandLog.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

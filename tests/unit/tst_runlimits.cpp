@@ -1,10 +1,10 @@
-#include "DomainSpec.h"
-#include "EphemeralRun.h"
-#include "GuestImage.h"
-#include "GuestLimitProbe.h"
-#include "HypervisorConnection.h"
-#include "SandboxLimits.h"
-#include "WorkspaceRecord.h"
+#include "guest/GuestLimitProbe.h"
+#include "hypervisor/DomainSpec.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "image/GuestImage.h"
+#include "run/EphemeralRun.h"
+#include "sandbox/SandboxLimits.h"
+#include "workspace/WorkspaceRecord.h"
 
 #include <QTest>
 #include <QUuid>

@@ -1,5 +1,5 @@
-#include "EphemeralRun.h"
-#include "GuestSession.h"
+#include "guest/GuestSession.h"
+#include "run/EphemeralRun.h"
 
 #include <QTest>
 

@@ -1,4 +1,4 @@
-#include "SecretMasker.h"
+#include "log/SecretMasker.h"
 
 #include <QtTest>
 

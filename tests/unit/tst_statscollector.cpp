@@ -1,7 +1,7 @@
-#include "DomainSpec.h"
-#include "HypervisorConnection.h"
-#include "StatsCollector.h"
-#include "StatsSampler.h"
+#include "hypervisor/DomainSpec.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "stats/StatsCollector.h"
+#include "stats/StatsSampler.h"
 
 #include <QSignalSpy>
 #include <QTest>

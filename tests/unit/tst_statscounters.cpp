@@ -1,4 +1,4 @@
-#include "StatsCounters.h"
+#include "stats/StatsCounters.h"
 
 #include <QTest>
 #include <libvirt/libvirt.h>

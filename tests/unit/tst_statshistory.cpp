@@ -1,4 +1,4 @@
-#include "StatsHistory.h"
+#include "stats/StatsHistory.h"
 
 #include <QTest>
 

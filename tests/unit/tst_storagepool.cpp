@@ -1,5 +1,5 @@
-#include "HypervisorConnection.h"
-#include "StoragePool.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/StoragePool.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -2,9 +2,9 @@
 // combining marks, the alternate screen, scrollback, resize, keys, pastes, and the sequences a
 // guest must not be able to use to reach outside the terminal.
 
-#include "TerminalScreen.h"
-#include "TerminalText.h"
-#include "TerminalWidget.h"
+#include "terminal/TerminalScreen.h"
+#include "terminal/TerminalText.h"
+#include "terminal/TerminalWidget.h"
 
 #include <QClipboard>
 #include <QGuiApplication>

@@ -1,9 +1,9 @@
-#include "DomainSpec.h"
-#include "HypervisorConnection.h"
-#include "WorkspaceCheckpoint.h"
-#include "WorkspaceDomains.h"
-#include "WorkspaceManager.h"
-#include "WorkspaceRecord.h"
+#include "hypervisor/DomainSpec.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "workspace/WorkspaceCheckpoint.h"
+#include "workspace/WorkspaceDomains.h"
+#include "workspace/WorkspaceManager.h"
+#include "workspace/WorkspaceRecord.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>

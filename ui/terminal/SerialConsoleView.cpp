@@ -1,8 +1,8 @@
-#include "SerialConsoleView.h"
+#include "terminal/SerialConsoleView.h"
 
-#include "HypervisorConnection.h"
-#include "TerminalWidget.h"
-#include "VisibleText.h"
+#include "base/VisibleText.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "terminal/TerminalWidget.h"
 
 #include <QLabel>
 #include <QVBoxLayout>

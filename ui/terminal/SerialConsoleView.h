@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ConsoleStream.h"
+#include "hypervisor/ConsoleStream.h"
 
 #include <QString>
 #include <QWidget>

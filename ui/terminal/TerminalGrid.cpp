@@ -1,4 +1,4 @@
-#include "TerminalGrid.h"
+#include "terminal/TerminalGrid.h"
 
 #include <algorithm>
 #include <cstring>

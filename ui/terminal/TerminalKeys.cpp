@@ -1,4 +1,4 @@
-#include "TerminalKeys.h"
+#include "terminal/TerminalKeys.h"
 
 #include <vterm_keycodes.h>
 

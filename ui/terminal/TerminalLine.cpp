@@ -1,4 +1,4 @@
-#include "TerminalLine.h"
+#include "terminal/TerminalLine.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,6 +1,6 @@
-#include "TerminalScreen.h"
+#include "terminal/TerminalScreen.h"
 
-#include "TerminalText.h"
+#include "terminal/TerminalText.h"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "TerminalCell.h"
-#include "TerminalGrid.h"
-#include "TerminalKeys.h"
-#include "TerminalLine.h"
-#include "TerminalText.h"
+#include "terminal/TerminalCell.h"
+#include "terminal/TerminalGrid.h"
+#include "terminal/TerminalKeys.h"
+#include "terminal/TerminalLine.h"
+#include "terminal/TerminalText.h"
 
 #include <QByteArray>
 #include <QByteArrayView>

@@ -1,6 +1,6 @@
-#include "TerminalText.h"
+#include "terminal/TerminalText.h"
 
-#include "VisibleText.h"
+#include "base/VisibleText.h"
 
 #include <QList>
 #include <algorithm>

@@ -1,6 +1,6 @@
-#include "TerminalWidget.h"
+#include "terminal/TerminalWidget.h"
 
-#include "TerminalText.h"
+#include "terminal/TerminalText.h"
 
 #include <QApplication>
 #include <QClipboard>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "TerminalScreen.h"
+#include "terminal/TerminalScreen.h"
 
 #include <QAbstractScrollArea>
 #include <QByteArray>

@@ -1,0 +1,107 @@
+#pragma once
+
+#include "action/ActionRecord.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+#include <optional>
+
+namespace sbw {
+
+/// A file that a run request takes into its microVM, as a person approving it sees it.
+struct ActionInputFile
+{
+    QString name;    ///< name in the run's working folder
+    qint64 size = 0; ///< bytes
+};
+
+/// Lets whoever asked for an action take the request back while it waits for a person (an
+/// agent that cancelled its call or went away): a queue holding the request drops it, and the
+/// gate's `done` gets a denial with the withdrawal's reason. Lives on the gate's thread.
+class ActionWithdrawal : public QObject
+{
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    /// Emits withdrawn(reason) once; later calls do nothing.
+    void withdraw(const QString& reason)
+    {
+        if (m_done)
+            return;
+        m_done = true;
+        Q_EMIT withdrawn(reason);
+    }
+    bool isWithdrawn() const { return m_done; }
+
+Q_SIGNALS:
+    void withdrawn(const QString& reason);
+
+private:
+    bool m_done = false;
+};
+
+/// An action somebody asks the workbench to do, as the policy and the approval queue see it.
+/// Built by the caller (MCP tool, CLI, GUI) before anything runs in a sandbox.
+struct ActionRequest
+{
+    QString sandbox;     ///< workspace name; empty for an ephemeral run (no sandbox yet)
+    Actor actor;         ///< who asks; agents carry their MCP client name
+    ActionKind kind = ActionKind::Exec; ///< Exec, Run, FileWrite, FileDelete, Upload, Pause, ...
+    QString command;     ///< exec: the command line as shell words; run: the script text
+    QString language;    ///< run: "python" or "sh"; otherwise empty
+    QString workdir;     ///< exec: guest working folder; empty for the default
+    /// exec: "NAME=value" variables the caller sets for the command, in the order given. The
+    /// approver sees them, and policy patterns match "NAME=value … command" (policySubject()).
+    QStringList environment;
+    QString path;        ///< file actions: the guest path
+    QByteArray content;  ///< file write: the new content (the approval queue diffs it)
+    QList<ActionInputFile> inputFiles; ///< run: files placed in its working folder first
+    /// Set by an asker that may take the request back (MCP calls); null: it cannot.
+    QPointer<ActionWithdrawal> withdrawal;
+};
+
+/// An exec's command line as policy patterns match it and the command log shows it:
+/// "NAME=value … command" (ActionRequest::environment first, space-separated); the command
+/// alone when it sets no variables. For other kinds: ActionRequest::command.
+inline QString commandWithEnvironment(const ActionRequest& request)
+{
+    if (request.kind != ActionKind::Exec || request.environment.isEmpty())
+        return request.command;
+    return request.environment.join(QLatin1Char(' ')) + QLatin1Char(' ') + request.command;
+}
+
+/// What the gate decided about one ActionRequest.
+struct GateDecision
+{
+    bool allowed = false;
+    Approval approval = Approval::Auto; ///< Auto (policy allow/deny), Approved, Denied, TimedOut
+    QString approver;                   ///< who decided when a person did; empty for Auto
+    QString reason;                     ///< why it was denied; returned to the agent as is
+    std::optional<ActionRequest> edited; ///< approved after editing: run this request instead
+    /// Taken back before anyone decided (ActionWithdrawal, or the queue closing): the action
+    /// never ran and its row says cancelled, with `reason`.
+    bool withdrawn = false;
+};
+
+/// The one door every agent action passes: policy first, then (for `ask`) a person.
+/// decide() never blocks; `done` is called exactly once, on the gate's thread, when the
+/// action may run (allowed) or must not (denied, timed out, no approver, gate destroyed).
+/// Nothing runs an action before `done` reports allowed.
+class ActionGate : public QObject
+{
+    Q_OBJECT
+public:
+    using Done = std::function<void(const GateDecision&)>;
+    using QObject::QObject;
+    ~ActionGate() override = default;
+
+    virtual void decide(const ActionRequest& request, Done done) = 0;
+};
+
+} // namespace sbw

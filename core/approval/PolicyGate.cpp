@@ -1,0 +1,160 @@
+#include "approval/PolicyGate.h"
+
+#include "approval/ApprovalPause.h"
+#include "approval/ApprovalQueue.h"
+#include "base/Logging.h"
+#include "log/CommandLog.h"
+
+#include <QElapsedTimer>
+
+namespace sbw {
+namespace {
+
+/// "exec: ls -la", "file-write: /root/a.txt", "pause: demo"
+QString describe(const ActionRequest& request)
+{
+    QString subject = commandWithEnvironment(request);
+    if (request.kind != ActionKind::Exec && request.kind != ActionKind::Run)
+        subject = request.path.isEmpty() ? request.sandbox : request.path;
+    return QStringLiteral("%1: %2").arg(actionKindName(request.kind), subject);
+}
+
+} // namespace
+
+PolicyGate::PolicyGate(Policy policy, std::shared_ptr<CommandLog> log, QObject* parent)
+    : ActionGate(parent), m_policy(std::move(policy)), m_log(std::move(log))
+{
+}
+
+PolicyGate::~PolicyGate()
+{
+    if (!m_queue)
+        return;
+    const QSet<qint64> waiting = std::exchange(m_waiting, {});
+    for (qint64 id : waiting)
+        m_queue->withdraw(id, QStringLiteral("the workbench closed before a decision"));
+}
+
+void PolicyGate::setApprovalPause(ApprovalPause* pause)
+{
+    m_pause = pause;
+}
+
+void PolicyGate::decide(const ActionRequest& request, Done done)
+{
+    GateDecision decision;
+    const PolicyVerdict verdict = m_policy.verdict(request);
+    switch (verdict.decision) {
+    case PolicyDecision::Allow:
+        decision.allowed = true;
+        deliver(request, decision, 0, done);
+        return;
+    case PolicyDecision::Deny:
+        decision.reason = verdict.denialReason();
+        deliver(request, decision, 0, done);
+        return;
+    case PolicyDecision::Ask:
+        break;
+    }
+    if (!m_queue) { // asked, and nobody is there to approve: denied, though by no person
+        decision.approval = Approval::Denied;
+        decision.reason = kNoApproverReason;
+        logDenied(request, decision);
+        if (done)
+            done(decision);
+        return;
+    }
+    auto id = std::make_shared<qint64>(0);
+    QPointer<PolicyGate> self(this);
+    QPointer<ApprovalPause> pause;
+    if (m_pause && !request.sandbox.isEmpty() && m_policy.pausesWhileWaiting(request.sandbox)) {
+        pause = m_pause;
+        pause->hold(request.sandbox);
+    }
+    QElapsedTimer asked;
+    asked.start();
+    *id = m_queue->enqueue(request, verdict.commands, [self, id, request, done, asked, pause](const GateDecision& decided) {
+        if (!self) { // the gate is gone: deliver without logging
+            done(decided);
+            return;
+        }
+        self->m_waiting.remove(*id);
+        const qint64 waited = asked.elapsed();
+        if (!pause) {
+            self->deliver(request, decided, waited, done);
+            return;
+        }
+        // The workspace runs again before the decision goes out (and an approved action runs).
+        pause->release(request.sandbox, decided.allowed, [self, request, decided, waited, done] {
+            if (self)
+                self->deliver(request, decided, waited, done);
+            else
+                done(decided);
+        });
+    });
+    m_waiting.insert(*id);
+}
+
+void PolicyGate::deliver(const ActionRequest& request, const GateDecision& decision, qint64 waitedMs,
+                         const Done& done)
+{
+    if (decision.approval != Approval::Auto)
+        logApproval(request, decision, waitedMs);
+    if (!decision.allowed)
+        logDenied(request, decision);
+    if (done)
+        done(decision);
+}
+
+void PolicyGate::logApproval(const ActionRequest& request, const GateDecision& decision, qint64 waitedMs)
+{
+    if (!m_log)
+        return;
+    ActionStart start;
+    start.sandbox = request.sandbox;
+    start.actor = request.actor;
+    start.kind = ActionKind::Approval;
+    start.command = describe(request);
+    if (decision.edited)
+        start.command = QStringLiteral("%1\nedited to %2").arg(start.command, describe(*decision.edited));
+    start.approval = decision.approval;
+    start.approver = decision.approver;
+    start.elapsedMs = waitedMs;
+    ActionEnd end;
+    end.outcome = decision.allowed ? Outcome::Succeeded : Outcome::Denied;
+    end.error = decision.reason;
+    writeRow(start, end);
+}
+
+void PolicyGate::logDenied(const ActionRequest& request, const GateDecision& decision)
+{
+    if (!m_log)
+        return;
+    ActionStart start;
+    start.sandbox = request.sandbox;
+    start.actor = request.actor;
+    start.kind = request.kind;
+    start.command = request.kind == ActionKind::Exec || request.kind == ActionKind::Run
+                        ? commandWithEnvironment(request)
+                        : request.path;
+    start.workdir = request.workdir;
+    start.approval = decision.approval;
+    start.approver = decision.approver;
+    ActionEnd end;
+    end.outcome = decision.withdrawn ? Outcome::Cancelled : Outcome::Denied;
+    end.error = decision.reason;
+    writeRow(start, end);
+}
+
+void PolicyGate::writeRow(const ActionStart& start, const ActionEnd& end)
+{
+    auto id = m_log->begin(start);
+    if (!id) {
+        qCWarning(lcLog) << "cannot log a decision of the approval policy:" << id.error().message;
+        return;
+    }
+    if (auto finished = m_log->finish(id.value(), end); !finished)
+        qCWarning(lcLog) << "cannot log a decision of the approval policy:" << finished.error().message;
+}
+
+} // namespace sbw

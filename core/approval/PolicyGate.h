@@ -1,0 +1,82 @@
+#pragma once
+
+#include "action/ActionGate.h"
+#include "approval/ApprovalQueue.h" // QPointer<ApprovalQueue> needs the complete type
+#include "approval/Policy.h"
+
+#include <QPointer>
+#include <QSet>
+
+#include <memory>
+
+namespace sbw {
+
+class ApprovalPause;
+class CommandLog;
+struct ActionEnd;
+struct ActionStart;
+
+/// The ActionGate of the workbench: the policy decides; `ask` goes to a person.
+///
+/// - allow / deny by the policy: `done` runs before decide() returns, with Approval::Auto
+///   (denied: the reason names the rule and, for exec and run (sh), the command,
+///   `denied by policy rule 3 (exec "rm *"): rm -rf /root`, see PolicyVerdict::denialReason()).
+/// - ask with an approval queue attached (the GUI's queue pane, or a TerminalApprover when
+///   headless on a terminal): the request waits in the queue, with the policy's verdict on each
+///   of its commands (PendingApproval::commands), until a person decides or its deadline
+///   passes (Approval::TimedOut).
+/// - ask without a queue: denied at once (Approval::Denied, no approver) with the reason
+///   kNoApproverReason.
+///
+/// Command log: every decision of a person (approved, denied, timed out) is a row of kind
+/// ActionKind::Approval (actor: who asked; approver: who decided; command: "KIND: SUBJECT";
+/// outcome Succeeded when approved, Denied otherwise with the reason as error) that starts
+/// when the request was asked and ends at the decision, so its duration is the wait (ms). A
+/// denied action never runs, so the gate also writes the action's own row, Outcome::Denied
+/// with its approval, approver and reason. The row of an allowed action is the caller's
+/// (LoggedAction with GateDecision::approval and approver).
+///
+/// Pause while waiting: with an ApprovalPause set, a request for a workspace whose policy says
+/// pauseWhileWaiting (Policy::pausesWhileWaiting()) holds the workspace paused while it waits;
+/// the decision is delivered (and logged) after the workspace is resumed.
+///
+/// Destroying the gate denies its waiting requests ("the workbench closed before a decision").
+/// Lives on the thread of its event loop; decide() must be called there.
+class PolicyGate : public ActionGate
+{
+    Q_OBJECT
+
+public:
+    static inline const QString kNoApproverReason = QStringLiteral("needs approval; no approver attached");
+
+    /// `log` may be null (nothing is logged).
+    PolicyGate(Policy policy, std::shared_ptr<CommandLog> log, QObject* parent = nullptr);
+    ~PolicyGate() override;
+
+    void setPolicy(const Policy& policy) { m_policy = policy; }
+    const Policy& policy() const { return m_policy; }
+
+    /// Where `ask` requests wait; not owned; null detaches (later asks are denied).
+    void setApprovalQueue(ApprovalQueue* queue) { m_queue = queue; }
+    ApprovalQueue* approvalQueue() const { return m_queue; }
+
+    /// Pauses workspaces while their requests wait (see above); not owned; null: never.
+    void setApprovalPause(ApprovalPause* pause);
+
+    void decide(const ActionRequest& request, Done done) override;
+
+private:
+    /// `waitedMs`: from the request to a person's (or the deadline's) decision; 0 for the policy's.
+    void deliver(const ActionRequest& request, const GateDecision& decision, qint64 waitedMs, const Done& done);
+    void logApproval(const ActionRequest& request, const GateDecision& decision, qint64 waitedMs);
+    void logDenied(const ActionRequest& request, const GateDecision& decision);
+    void writeRow(const ActionStart& start, const ActionEnd& end);
+
+    Policy m_policy;
+    std::shared_ptr<CommandLog> m_log;
+    QPointer<ApprovalQueue> m_queue;
+    QPointer<ApprovalPause> m_pause;
+    QSet<qint64> m_waiting; ///< ids of this gate's requests in m_queue
+};
+
+} // namespace sbw

@@ -1,0 +1,137 @@
+#include "guest/SessionLoop.h"
+
+#include "base/Logging.h"
+
+#include <libssh/libssh.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+namespace sbw {
+namespace {
+
+/// Longest sleep of an idle loop: timeouts and cancel flags of execs are checked this often.
+constexpr int kIdlePollMs = 100;
+
+int drainWakeFd(socket_t fd, int, void*)
+{
+    eventfd_t value;
+    eventfd_read(fd, &value);
+    return 0;
+}
+
+} // namespace
+
+SessionLoop::SessionLoop(ssh_session session) : m_session(session)
+{
+    ssh_set_blocking(m_session, 0);
+    m_wakeFd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    m_event = ssh_event_new();
+    ssh_event_add_session(m_event, m_session);
+    ssh_event_add_fd(m_event, m_wakeFd, POLLIN, drainWakeFd, nullptr);
+    m_thread = std::thread([this] { run(); });
+}
+
+SessionLoop::~SessionLoop()
+{
+    stop();
+}
+
+void SessionLoop::add(std::shared_ptr<Job> job)
+{
+    QString endReason;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_endReason.isEmpty()) {
+            m_incoming.push_back(std::move(job));
+        } else {
+            endReason = m_endReason;
+        }
+    }
+    if (endReason.isEmpty())
+        wake();
+    else
+        job->fail(endReason);
+}
+
+void SessionLoop::wake()
+{
+    eventfd_write(m_wakeFd, 1);
+}
+
+void SessionLoop::stop()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+    }
+    if (m_thread.joinable()) {
+        wake();
+        m_thread.join();
+    }
+    if (m_wakeFd >= 0) {
+        ::close(m_wakeFd);
+        m_wakeFd = -1;
+    }
+}
+
+bool SessionLoop::onLoopThread() const
+{
+    return std::this_thread::get_id() == m_thread.get_id();
+}
+
+void SessionLoop::failAll(std::vector<std::shared_ptr<Job>>& jobs, const QString& reason)
+{
+    for (const auto& job : jobs)
+        job->fail(reason);
+    jobs.clear();
+}
+
+void SessionLoop::run()
+{
+    std::vector<std::shared_ptr<Job>> jobs;
+    QString reason = QStringLiteral("the guest session was closed");
+    for (;;) {
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_stopping)
+                break;
+            for (auto& job : m_incoming)
+                jobs.push_back(std::move(job));
+            m_incoming.clear();
+        }
+        bool busy = false;
+        for (auto it = jobs.begin(); it != jobs.end();) {
+            const Job::Step step = (*it)->step(m_session);
+            if (step == Job::Step::Done) {
+                it = jobs.erase(it);
+                continue;
+            }
+            busy = busy || step == Job::Step::Busy;
+            ++it;
+        }
+        if (ssh_event_dopoll(m_event, busy ? 0 : kIdlePollMs) == SSH_ERROR ||
+            !ssh_is_connected(m_session)) {
+            reason = QStringLiteral("the connection to the guest broke: %1")
+                         .arg(QString::fromUtf8(ssh_get_error(m_session)));
+            qCWarning(lcChannel) << reason;
+            break;
+        }
+    }
+    std::vector<std::shared_ptr<Job>> late;
+    {
+        std::lock_guard lock(m_mutex);
+        m_endReason = reason;
+        late.swap(m_incoming);
+    }
+    failAll(jobs, reason);
+    failAll(late, reason);
+    ssh_event_remove_fd(m_event, m_wakeFd);
+    ssh_event_remove_session(m_event, m_session);
+    ssh_event_free(m_event);
+    ssh_disconnect(m_session);
+    ssh_free(m_session);
+    qCInfo(lcChannel) << "SSH session ended:" << reason;
+}
+
+} // namespace sbw

@@ -1,0 +1,197 @@
+#include "hypervisor/HypervisorConnection.h"
+
+#include "base/Logging.h"
+#include "hypervisor/LibvirtEventLoop.h"
+#include "hypervisor/VirtError.h"
+
+#include <QTimer>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include <algorithm>
+
+namespace sbw {
+namespace {
+
+QString uuidOf(virDomainPtr domain)
+{
+    char uuid[VIR_UUID_STRING_BUFLEN] = {};
+    virDomainGetUUIDString(domain, uuid);
+    return QString::fromLatin1(uuid);
+}
+
+int onLifecycle(virConnectPtr, virDomainPtr domain, int event, int detail, void* opaque)
+{
+    auto* self = static_cast<HypervisorConnection*>(opaque);
+    const QString uuid = uuidOf(domain);
+    QMetaObject::invokeMethod(
+        self, [self, uuid, event, detail] { Q_EMIT self->domainLifecycle(uuid, event, detail); },
+        Qt::QueuedConnection);
+    return 0;
+}
+
+void onAgentLifecycle(virConnectPtr, virDomainPtr domain, int state, int, void* opaque)
+{
+    auto* self = static_cast<HypervisorConnection*>(opaque);
+    const QString uuid = uuidOf(domain);
+    const bool connected = state == VIR_CONNECT_DOMAIN_EVENT_AGENT_LIFECYCLE_STATE_CONNECTED;
+    QMetaObject::invokeMethod(
+        self, [self, uuid, connected] { Q_EMIT self->agentLifecycle(uuid, connected); },
+        Qt::QueuedConnection);
+}
+
+QString closeReasonText(int reason)
+{
+    switch (reason) {
+    case VIR_CONNECT_CLOSE_REASON_ERROR:
+        return QStringLiteral("connection error");
+    case VIR_CONNECT_CLOSE_REASON_EOF:
+        return QStringLiteral("the libvirt daemon closed the connection");
+    case VIR_CONNECT_CLOSE_REASON_KEEPALIVE:
+        return QStringLiteral("the libvirt daemon stopped answering keepalives");
+    default:
+        return QStringLiteral("connection closed by the client");
+    }
+}
+
+} // namespace
+
+Accelerator acceleratorFromCapabilities(const QString& capabilitiesXml)
+{
+    // libvirt offers domain type 'kvm' whenever /dev/kvm opens. That is not enough: some
+    // hosts (e.g. PVM-based nested KVM in microVM sandboxes) expose /dev/kvm without hardware
+    // virtualisation, and ordinary guest kernels hang there. Require VT-x or AMD-V on the host
+    // CPU too.
+    const bool offersKvm = capabilitiesXml.contains(QLatin1String("<domain type='kvm'"));
+    const bool hardwareVirt = capabilitiesXml.contains(QLatin1String("<feature name='vmx'/>"))
+                              || capabilitiesXml.contains(QLatin1String("<feature name='svm'/>"));
+    return offersKvm && hardwareVirt ? Accelerator::Kvm : Accelerator::Tcg;
+}
+
+HypervisorConnection::HypervisorConnection(QString uri, QObject* parent)
+    : QObject(parent), m_uri(std::move(uri))
+{
+}
+
+HypervisorConnection::~HypervisorConnection() { close(); }
+
+Expected<void> HypervisorConnection::ensureOpen()
+{
+    std::lock_guard lock(m_mutex);
+    if (m_conn)
+        return {};
+    LibvirtEventLoop::ensureRunning();
+    const QByteArray uri = m_uri.toUtf8();
+    virConnectPtr conn = virConnectOpen(uri.constData());
+    if (!conn) {
+        const virErrorPtr error = virGetLastError();
+        const bool unreachable = error && error->code == VIR_ERR_SYSTEM_ERROR;
+        return makeError(QStringLiteral("cannot connect to libvirt at %1: %2%3")
+                             .arg(m_uri, lastVirtErrorMessage(),
+                                  unreachable ? QStringLiteral(" (is libvirtd running?)") : QString()));
+    }
+    m_conn = conn;
+    if (virConnectSetKeepAlive(m_conn, 5, 3) < 0)
+        qCWarning(lcVirt) << "keepalive not supported by" << m_uri << lastVirtErrorMessage();
+
+    char* caps = virConnectGetCapabilities(m_conn);
+    const QString capabilities = caps ? QString::fromUtf8(caps) : QString();
+    free(caps);
+    m_accelerator = acceleratorFromCapabilities(capabilities);
+    registerCallbacks();
+    qCInfo(lcVirt) << "connected to" << m_uri << "accelerator:" << describe(m_accelerator.load());
+    return {};
+}
+
+virConnectPtr HypervisorConnection::handle() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_conn;
+}
+
+void HypervisorConnection::markKvmUnusable(const QString& reason)
+{
+    if (m_accelerator.exchange(Accelerator::Tcg) == Accelerator::Kvm)
+        qCWarning(lcVirt) << "KVM is offered but unusable, using TCG instead:" << reason;
+}
+
+QString HypervisorConnection::describe(Accelerator accelerator)
+{
+    return accelerator == Accelerator::Kvm ? QStringLiteral("KVM")
+                                           : QStringLiteral("TCG (software emulation, slow)");
+}
+
+void HypervisorConnection::registerCallbacks()
+{
+    virConnectRegisterCloseCallback(m_conn, &HypervisorConnection::onClose, this, nullptr);
+    m_lifecycleCallback = virConnectDomainEventRegisterAny(
+        m_conn, nullptr, VIR_DOMAIN_EVENT_ID_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(onLifecycle),
+        this, nullptr);
+    m_agentCallback = virConnectDomainEventRegisterAny(
+        m_conn, nullptr, VIR_DOMAIN_EVENT_ID_AGENT_LIFECYCLE,
+        VIR_DOMAIN_EVENT_CALLBACK(onAgentLifecycle), this, nullptr);
+    if (m_lifecycleCallback < 0 || m_agentCallback < 0)
+        qCWarning(lcVirt) << "cannot register domain event callbacks:" << lastVirtErrorMessage();
+}
+
+void HypervisorConnection::unregisterCallbacks()
+{
+    if (m_lifecycleCallback >= 0)
+        virConnectDomainEventDeregisterAny(m_conn, m_lifecycleCallback);
+    if (m_agentCallback >= 0)
+        virConnectDomainEventDeregisterAny(m_conn, m_agentCallback);
+    virConnectUnregisterCloseCallback(m_conn, &HypervisorConnection::onClose);
+    m_lifecycleCallback = m_agentCallback = -1;
+}
+
+void HypervisorConnection::onClose(virConnectPtr, int reason, void* opaque)
+{
+    auto* self = static_cast<HypervisorConnection*>(opaque);
+    const QString text = closeReasonText(reason);
+    qCWarning(lcVirt) << "libvirt connection closed:" << text;
+    QMetaObject::invokeMethod(self, [self, text] { self->onLost(text); }, Qt::QueuedConnection);
+}
+
+void HypervisorConnection::onLost(const QString& reason)
+{
+    Q_EMIT disconnected(reason);
+    if (!m_autoReconnect)
+        return;
+    close(); // the dead handle is useless; ensureOpen() makes a new one
+    m_retryDelaySeconds = 1;
+    if (!m_retryTimer) {
+        m_retryTimer = new QTimer(this);
+        m_retryTimer->setSingleShot(true);
+        connect(m_retryTimer, &QTimer::timeout, this, &HypervisorConnection::tryReconnect);
+    }
+    m_retryTimer->start(m_retryDelaySeconds * 1000);
+    Q_EMIT reconnectScheduled(m_retryDelaySeconds);
+}
+
+void HypervisorConnection::tryReconnect()
+{
+    const auto opened = ensureOpen();
+    if (opened) {
+        qCInfo(lcVirt) << "reconnected to" << m_uri;
+        m_retryDelaySeconds = 1;
+        Q_EMIT reconnected();
+        return;
+    }
+    qCInfo(lcVirt) << "reconnect failed:" << opened.error().message;
+    m_retryDelaySeconds = std::min(m_retryDelaySeconds * 2, 30);
+    m_retryTimer->start(m_retryDelaySeconds * 1000);
+    Q_EMIT reconnectScheduled(m_retryDelaySeconds);
+}
+
+void HypervisorConnection::close()
+{
+    std::lock_guard lock(m_mutex);
+    if (!m_conn)
+        return;
+    unregisterCallbacks();
+    virConnectClose(m_conn);
+    m_conn = nullptr;
+}
+
+} // namespace sbw

@@ -1,0 +1,257 @@
+#include "hypervisor/StoragePool.h"
+
+#include "base/DataPaths.h"
+#include "base/Logging.h"
+#include "hypervisor/VirtError.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QXmlStreamWriter>
+
+#include <libvirt/libvirt.h>
+
+#include <algorithm>
+#include <memory>
+
+namespace sbw {
+namespace {
+
+struct PoolDeleter
+{
+    void operator()(virStoragePoolPtr p) const { virStoragePoolFree(p); }
+};
+struct VolDeleter
+{
+    void operator()(virStorageVolPtr v) const { virStorageVolFree(v); }
+};
+struct StreamDeleter
+{
+    void operator()(virStreamPtr s) const { virStreamFree(s); }
+};
+using PoolPtr = std::unique_ptr<virStoragePool, PoolDeleter>;
+using VolPtr = std::unique_ptr<virStorageVol, VolDeleter>;
+using StreamPtr = std::unique_ptr<virStream, StreamDeleter>;
+
+QString poolPath(bool systemConnection)
+{
+    return systemConnection ? QStringLiteral("/var/lib/libvirt/images/sandbox-workbench")
+                            : paths::dataDir() + QLatin1String("/pool");
+}
+
+QString poolXml(const QString& path)
+{
+    QString out;
+    QXmlStreamWriter xml(&out);
+    xml.writeStartElement(QStringLiteral("pool"));
+    xml.writeAttribute(QStringLiteral("type"), QStringLiteral("dir"));
+    xml.writeTextElement(QStringLiteral("name"), QLatin1String(StoragePool::kName));
+    xml.writeStartElement(QStringLiteral("target"));
+    xml.writeTextElement(QStringLiteral("path"), path);
+    xml.writeStartElement(QStringLiteral("permissions"));
+    xml.writeTextElement(QStringLiteral("mode"), QStringLiteral("0755"));
+    xml.writeEndElement();
+    xml.writeEndElement();
+    xml.writeEndElement();
+    return out;
+}
+
+/// Volume XML; `backingPath` empty for plain volumes.
+QString volumeXml(const QString& name, qint64 capacity, const QString& format,
+                  const QString& backingPath = {}, const QString& backingFormat = {})
+{
+    QString out;
+    QXmlStreamWriter xml(&out);
+    xml.writeStartElement(QStringLiteral("volume"));
+    xml.writeTextElement(QStringLiteral("name"), name);
+    xml.writeStartElement(QStringLiteral("capacity"));
+    xml.writeAttribute(QStringLiteral("unit"), QStringLiteral("bytes"));
+    xml.writeCharacters(QString::number(capacity));
+    xml.writeEndElement();
+    xml.writeStartElement(QStringLiteral("target"));
+    xml.writeEmptyElement(QStringLiteral("format"));
+    xml.writeAttribute(QStringLiteral("type"), format);
+    xml.writeStartElement(QStringLiteral("permissions"));
+    xml.writeTextElement(QStringLiteral("mode"), QStringLiteral("0644"));
+    xml.writeEndElement();
+    xml.writeEndElement();
+    if (!backingPath.isEmpty()) {
+        xml.writeStartElement(QStringLiteral("backingStore"));
+        xml.writeTextElement(QStringLiteral("path"), backingPath);
+        xml.writeEmptyElement(QStringLiteral("format"));
+        xml.writeAttribute(QStringLiteral("type"), backingFormat);
+        xml.writeEndElement();
+    }
+    xml.writeEndElement();
+    return out;
+}
+
+QString volumePath(virStorageVolPtr vol)
+{
+    char* path = virStorageVolGetPath(vol);
+    const QString result = QString::fromUtf8(path);
+    free(path);
+    return result;
+}
+
+PoolPtr lookupPool(virConnectPtr conn)
+{
+    return PoolPtr(virStoragePoolLookupByName(conn, StoragePool::kName));
+}
+
+} // namespace
+
+Expected<StoragePool> StoragePool::open(virConnectPtr conn, bool systemConnection)
+{
+    PoolPtr pool = lookupPool(conn);
+    if (!pool) {
+        const QString path = poolPath(systemConnection);
+        if (!systemConnection)
+            paths::ensureDir(path);
+        const QByteArray xml = poolXml(path).toUtf8();
+        pool.reset(virStoragePoolDefineXML(conn, xml.constData(), 0));
+        if (!pool) {
+            // Another workbench process may have defined it in the meantime.
+            pool = lookupPool(conn);
+            if (!pool)
+                return virtError(QStringLiteral("cannot define storage pool %1 at %2")
+                                     .arg(QLatin1String(kName), path));
+        } else {
+            virStoragePoolBuild(pool.get(), 0); // creates the folder; fails harmlessly if it exists
+            virStoragePoolSetAutostart(pool.get(), 1);
+            qCInfo(lcVirt) << "defined storage pool" << kName << "at" << path;
+        }
+    }
+    if (virStoragePoolIsActive(pool.get()) != 1 && virStoragePoolCreate(pool.get(), 0) < 0
+        && virStoragePoolIsActive(pool.get()) != 1)
+        return virtError(QStringLiteral("cannot start storage pool %1").arg(QLatin1String(kName)));
+    virStoragePoolRefresh(pool.get(), 0);
+    return StoragePool(conn);
+}
+
+bool StoragePool::hasVolume(const QString& name) const
+{
+    PoolPtr pool = lookupPool(m_conn);
+    const QByteArray utf8 = name.toUtf8();
+    return pool && VolPtr(virStorageVolLookupByName(pool.get(), utf8.constData())) != nullptr;
+}
+
+QStringList StoragePool::volumeNames(const QString& prefix) const
+{
+    QStringList names;
+    PoolPtr pool = lookupPool(m_conn);
+    if (!pool)
+        return names;
+    virStorageVolPtr* volumes = nullptr;
+    const int count = virStoragePoolListAllVolumes(pool.get(), &volumes, 0);
+    for (int i = 0; i < count; ++i) {
+        const QString name = QString::fromUtf8(virStorageVolGetName(volumes[i]));
+        if (name.startsWith(prefix))
+            names << name;
+        virStorageVolFree(volumes[i]);
+    }
+    free(volumes);
+    return names;
+}
+
+Expected<QString> StoragePool::upload(const QString& volume, const QString& filePath)
+{
+    QFile file(filePath);
+    if (!file.open(QIODevice::ReadOnly))
+        return makeError(QStringLiteral("cannot read %1: %2").arg(filePath, file.errorString()));
+    if (auto removed = deleteVolume(volume); !removed)
+        return removed.error();
+    PoolPtr pool = lookupPool(m_conn);
+    if (!pool)
+        return virtError(QStringLiteral("storage pool %1 disappeared").arg(QLatin1String(kName)));
+    const QByteArray xml = volumeXml(volume, file.size(), QStringLiteral("raw")).toUtf8();
+    VolPtr vol(virStorageVolCreateXML(pool.get(), xml.constData(), 0));
+    if (!vol)
+        return virtError(QStringLiteral("cannot create volume %1").arg(volume));
+    StreamPtr stream(virStreamNew(m_conn, 0));
+    if (!stream || virStorageVolUpload(vol.get(), stream.get(), 0, quint64(file.size()), 0) < 0)
+        return virtError(QStringLiteral("cannot upload %1 into volume %2").arg(filePath, volume));
+    const auto source = [](virStreamPtr, char* bytes, size_t nbytes, void* opaque) -> int {
+        return int(static_cast<QFile*>(opaque)->read(bytes, qint64(nbytes)));
+    };
+    if (virStreamSendAll(stream.get(), source, &file) < 0 || virStreamFinish(stream.get()) < 0)
+        return virtError(QStringLiteral("uploading %1 into volume %2 failed").arg(filePath, volume));
+    return volumePath(vol.get());
+}
+
+Expected<StagedImage> StoragePool::stage(const GuestImage& image)
+{
+    const QString prefix = image.buildId + QLatin1Char('-');
+    const QString marker = image.buildId + QLatin1String(".staged");
+    const QString kernelName = prefix + QLatin1String("vmlinuz");
+    const QString initrdName = prefix + QLatin1String("initrd.img");
+    const QString diskName = prefix + QLatin1String("base.") + image.diskFormat;
+
+    StagedImage staged;
+    staged.diskFormat = image.diskFormat;
+    staged.diskVirtualSize = image.diskVirtualSize;
+    PoolPtr pool = lookupPool(m_conn);
+    if (!pool)
+        return virtError(QStringLiteral("storage pool %1 is missing").arg(QLatin1String(kName)));
+    if (hasVolume(marker)) {
+        const auto pathOf = [&](const QString& name) {
+            const QByteArray utf8 = name.toUtf8();
+            VolPtr vol(virStorageVolLookupByName(pool.get(), utf8.constData()));
+            return vol ? volumePath(vol.get()) : QString();
+        };
+        staged.kernel = pathOf(kernelName);
+        staged.initrd = pathOf(initrdName);
+        staged.disk = pathOf(diskName);
+        if (!staged.kernel.isEmpty() && !staged.initrd.isEmpty() && !staged.disk.isEmpty())
+            return staged;
+    }
+
+    qCInfo(lcVirt) << "staging guest image" << image.recipe << image.buildId << "into the pool";
+    auto kernel = upload(kernelName, image.kernel);
+    if (!kernel)
+        return kernel.error();
+    auto initrd = upload(initrdName, image.initrd);
+    if (!initrd)
+        return initrd.error();
+    auto disk = upload(diskName, image.disk);
+    if (!disk)
+        return disk.error();
+    const QByteArray markerXml = volumeXml(marker, 0, QStringLiteral("raw")).toUtf8();
+    if (!VolPtr(virStorageVolCreateXML(pool.get(), markerXml.constData(), 0)))
+        return virtError(QStringLiteral("cannot mark image %1 as staged").arg(image.buildId));
+    staged.kernel = kernel.value();
+    staged.initrd = initrd.value();
+    staged.disk = disk.value();
+    return staged;
+}
+
+Expected<QString> StoragePool::createOverlay(const QString& name, const StagedImage& base,
+                                             qint64 virtualSize)
+{
+    PoolPtr pool = lookupPool(m_conn);
+    if (!pool)
+        return virtError(QStringLiteral("storage pool %1 is missing").arg(QLatin1String(kName)));
+    const QByteArray xml = volumeXml(name, std::max(base.diskVirtualSize, virtualSize),
+                                     QStringLiteral("qcow2"), base.disk,
+                                     base.diskFormat)
+                               .toUtf8();
+    VolPtr vol(virStorageVolCreateXML(pool.get(), xml.constData(), 0));
+    if (!vol)
+        return virtError(QStringLiteral("cannot create overlay %1").arg(name));
+    return volumePath(vol.get());
+}
+
+Expected<void> StoragePool::deleteVolume(const QString& name)
+{
+    PoolPtr pool = lookupPool(m_conn);
+    if (!pool)
+        return {};
+    const QByteArray utf8 = name.toUtf8();
+    VolPtr vol(virStorageVolLookupByName(pool.get(), utf8.constData()));
+    if (!vol)
+        return {};
+    if (virStorageVolDelete(vol.get(), 0) < 0)
+        return virtError(QStringLiteral("cannot delete volume %1").arg(name));
+    return {};
+}
+
+} // namespace sbw

@@ -1,0 +1,64 @@
+#pragma once
+
+#include "base/Expected.h"
+#include "image/GuestImage.h"
+
+#include <QString>
+
+typedef struct _virConnect* virConnectPtr;
+
+namespace sbw {
+
+/// Paths, as QEMU sees them, of an image staged into the pool.
+struct StagedImage
+{
+    QString kernel;
+    QString initrd;
+    QString disk; ///< read-only backing image of every overlay
+    QString diskFormat;
+    qint64 diskVirtualSize = 0; ///< bytes
+};
+
+/// The workbench's libvirt storage pool "sandbox-workbench" (type dir): everything QEMU opens
+/// (kernel, initramfs, base image, overlays) lives here, because QEMU under qemu:///system runs
+/// as its own user and cannot read a user's home. Its folder is
+/// /var/lib/libvirt/images/sandbox-workbench for system connections and
+/// $XDG_DATA_HOME/sandbox-workbench/pool for session ones. All transfers use the storage API
+/// (virStorageVolUpload, virStorageVolCreateXML), so a remote daemon works the same.
+///
+/// Every call blocks: use from worker threads.
+class StoragePool
+{
+public:
+    static constexpr char kName[] = "sandbox-workbench";
+
+    /// Looks the pool up, defining, building and starting it (autostart on) when needed, and
+    /// refreshes its volume list once (the other calls trust libvirt's list from then on).
+    static Expected<StoragePool> open(virConnectPtr conn, bool systemConnection);
+
+    /// Uploads the image's kernel, initramfs and disk as volumes "<buildId>-vmlinuz",
+    /// "<buildId>-initrd.img" and "<buildId>-base.qcow2" unless a completed upload of this very
+    /// build is there (marked by the volume "<buildId>.staged", written last). Returns their
+    /// paths.
+    Expected<StagedImage> stage(const GuestImage& image);
+
+    /// Creates the qcow2 overlay volume `name` on `base`, as large as the base or
+    /// `virtualSize` bytes when that is larger. Returns its path.
+    Expected<QString> createOverlay(const QString& name, const StagedImage& base,
+                                    qint64 virtualSize = 0);
+
+    /// Deletes volume `name`; succeeds when it does not exist.
+    Expected<void> deleteVolume(const QString& name);
+
+    /// Names of the volumes whose names start with `prefix`.
+    QStringList volumeNames(const QString& prefix) const;
+
+private:
+    StoragePool(virConnectPtr conn) : m_conn(conn) {}
+    Expected<QString> upload(const QString& volume, const QString& file);
+    bool hasVolume(const QString& name) const;
+
+    virConnectPtr m_conn;
+};
+
+} // namespace sbw

@@ -1,0 +1,618 @@
+#include "mcp/McpTools.h"
+
+#include "hypervisor/HypervisorConnection.h"
+#include "log/LoggedAction.h"
+#include "mcp/McpCommandOutput.h"
+#include "mcp/McpRunFiles.h"
+#include "mcp/McpToolSchema.h"
+#include "run/EphemeralRun.h"
+#include "workspace/Workspace.h"
+#include "workspace/WorkspaceCommand.h"
+#include "workspace/WorkspaceDomains.h"
+#include "workspace/WorkspaceEnvironment.h"
+#include "workspace/WorkspaceExecController.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+
+namespace sbw {
+
+using namespace mcp;
+
+namespace {
+
+constexpr int kMaxTimeoutSeconds = 24 * 3600;
+
+QString shellWords(const QStringList& argv)
+{
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_@%+=:,./-]+$"));
+    QStringList words;
+    for (const QString& arg : argv)
+        words << (plain.match(arg).hasMatch()
+                      ? arg
+                      : QLatin1Char('\'') +
+                            QString(arg).replace(QLatin1String("'"), QLatin1String("'\\''")) +
+                            QLatin1Char('\''));
+    return words.join(QLatin1Char(' '));
+}
+
+Expected<QString> guestPath(const Arguments& arguments, const QString& name,
+                            const QString& fallback = {})
+{
+    auto path =
+        fallback.isEmpty() ? arguments.requiredString(name) : arguments.string(name, fallback);
+    if (path && !path.value().startsWith(QLatin1Char('/')))
+        return makeError(
+            QStringLiteral("%1 must be an absolute guest path (starting with /)").arg(name));
+    return path;
+}
+
+QJsonObject workspaceProperty()
+{
+    return stringSchema(QStringLiteral("Name of the workspace (list_workspaces)."));
+}
+
+/// The request of a tool on one workspace, from its `workspace` argument.
+Expected<ActionRequest> workspaceRequest(const Arguments& arguments, ActionKind kind)
+{
+    auto name = arguments.requiredString(QStringLiteral("workspace"));
+    if (!name)
+        return name.error();
+    ActionRequest request;
+    request.kind = kind;
+    request.sandbox = name.value();
+    return request;
+}
+
+QJsonObject stateOutputSchema()
+{
+    return objectSchema(
+        {{QStringLiteral("workspace"), workspaceProperty()},
+         {QStringLiteral("state"),
+          stringSchema(QStringLiteral(
+              "stopped, starting, running, paused, hibernated, crashed or unknown."))}},
+        {QStringLiteral("workspace"), QStringLiteral("state")});
+}
+
+/// McpCommandOutput::schema() plus the run's artifacts.
+QJsonObject runCodeOutputSchema()
+{
+    QJsonObject schema = McpCommandOutput::schema();
+    QJsonObject properties = schema.value(QLatin1String("properties")).toObject();
+    properties.insert(
+        QStringLiteral("artifacts"),
+        QJsonObject{
+            {QStringLiteral("type"), QStringLiteral("array")},
+            {QStringLiteral("items"), runArtifactSchema()},
+            {QStringLiteral("description"),
+             QStringLiteral("Files the script wrote under out/ (subfolders included), in name "
+                            "order; up to 100 files and 100 MiB come back.")}});
+    properties.insert(QStringLiteral("artifacts_note"),
+                      stringSchema(QStringLiteral(
+                          "Empty when every file under out/ came back; otherwise which cap "
+                          "left which files behind.")));
+    schema.insert(QStringLiteral("properties"), properties);
+    QJsonArray required = schema.value(QLatin1String("required")).toArray();
+    required << QStringLiteral("artifacts") << QStringLiteral("artifacts_note");
+    schema.insert(QStringLiteral("required"), required);
+    return schema;
+}
+
+McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
+{
+    McpTool tool;
+    tool.name = QStringLiteral("run_code");
+    tool.title = QStringLiteral("Run code in a fresh microVM");
+    tool.description = QStringLiteral(
+        "Runs a Python or shell script in a fresh microVM as root in /root/run and destroys the "
+        "microVM afterwards: nothing persists. Input files (files) are placed in /root/run first. "
+        "Returns stdout, stderr, exit status or signal, and the files the script wrote under "
+        "out/ (artifacts): listed in structuredContent with a URI for resources/read, small ones "
+        "also as image or resource content blocks.");
+    tool.kind = ActionKind::Run;
+    tool.inputSchema = objectSchema(
+        {{QStringLiteral("language"),
+          enumSchema(QStringLiteral("python (python3) or sh; default python."),
+                     {QStringLiteral("python"), QStringLiteral("sh")})},
+         {QStringLiteral("code"), stringSchema(QStringLiteral("The script."))},
+         {QStringLiteral("timeout"),
+          integerSchema(
+              QStringLiteral("Seconds before the script is killed; default 60, 0 = none."), 0,
+              kMaxTimeoutSeconds)},
+         {QStringLiteral("files"), runInputFilesSchema()}},
+        {QStringLiteral("code")});
+    tool.outputSchema = runCodeOutputSchema();
+    tool.prepare = [](const QJsonObject& json) -> Expected<ActionRequest> {
+        const Arguments arguments(json);
+        auto language = arguments.choice(QStringLiteral("language"),
+                                         {QStringLiteral("python"), QStringLiteral("sh")},
+                                         QStringLiteral("python"));
+        auto code = arguments.requiredString(QStringLiteral("code"));
+        auto timeout = arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds);
+        for (const Error* error :
+             {language ? nullptr : &language.error(), code ? nullptr : &code.error(),
+              timeout ? nullptr : &timeout.error()})
+            if (error)
+                return *error;
+        auto files = parseRunInputFiles(json.value(QLatin1String("files")));
+        if (!files)
+            return files.error();
+        ActionRequest request;
+        request.kind = ActionKind::Run;
+        request.language = language.value();
+        request.command = code.value();
+        request.inputFiles = describeRunInputFiles(files.value());
+        return request;
+    };
+    tool.run = [sandboxes](const McpCall& call) {
+        RunOptions options;
+        options.language = parseLanguage(call.request.language).value_or(Language::Python);
+        options.code = call.request.command.toUtf8();
+        options.timeout =
+            std::chrono::seconds(Arguments(call.arguments)
+                                     .integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds)
+                                     .value());
+        options.actor = call.request.actor;
+        options.pool = sandboxes->pool();
+        // The agent's files go through a private host folder, as `sbw run --file` takes them.
+        std::optional<QTemporaryDir> staging;
+        const QList<RunInputFile> files =
+            parseRunInputFiles(call.arguments.value(QLatin1String("files"))).value();
+        if (!files.isEmpty()) {
+            staging.emplace();
+            if (!staging->isValid())
+                return McpToolResult::failure(
+                    QStringLiteral("cannot stage the input files on the host: %1")
+                        .arg(staging->errorString()));
+            auto staged = stageRunInputFiles(files, staging->path());
+            if (!staged)
+                return McpToolResult::failure(staged.error().message);
+            options.inputFiles = staged.value();
+        }
+        RunCallbacks callbacks;
+        callbacks.onStdout = [&call](QByteArrayView bytes) {
+            call.log->output(OutputStream::Stdout, bytes);
+        };
+        callbacks.onStderr = [&call](QByteArrayView bytes) {
+            call.log->output(OutputStream::Stderr, bytes);
+        };
+        // A cancel (the client's) stops the run and destroys its microVM.
+        const RunResult run =
+            runEphemeral(sandboxes->connection(), options, callbacks, call.cancel);
+        if (run.cancelled || (!run.error.isEmpty() && call.cancel && *call.cancel))
+            return McpToolResult::failure(QStringLiteral("cancelled"), Outcome::Cancelled);
+        if (!run.error.isEmpty())
+            return McpToolResult::failure(run.error);
+        ExecStatus status;
+        status.exitStatus = run.exitStatus;
+        status.signal = run.signal;
+        status.timedOut = run.timedOut;
+        McpCommandOutput output;
+        output.add(OutputStream::Stdout, run.stdoutData);
+        output.add(OutputStream::Stderr, run.stderrData);
+        McpToolResult result;
+        result.structured = output.structured(status, run.wallMs, call.log->id());
+        result.structuredOnly = {QStringLiteral("stdout"), QStringLiteral("stderr")};
+        const RunArtifactsResult artifacts = runArtifactsResult(run.artifacts, run.domainName);
+        result.structured.insert(QStringLiteral("artifacts"), artifacts.list);
+        result.structured.insert(QStringLiteral("artifacts_note"), run.artifactsNote);
+        result.content = artifacts.content;
+        result.resources = artifacts.resources;
+        result.end = LoggedAction::endOf(Expected<ExecStatus>(status));
+        result.end.artifactsDir = run.artifactsFolder;
+        if (run.timedOut || run.limit) {
+            result.error = run.timedOut
+                               ? QStringLiteral("timed out after %1 s: the script was killed")
+                                     .arg(options.timeout.count())
+                               : run.summary();
+            result.end.error = result.error;
+        }
+        return result;
+    };
+    return tool;
+}
+
+McpTool listWorkspacesTool(std::shared_ptr<McpSandboxes> sandboxes)
+{
+    McpTool tool;
+    tool.name = QStringLiteral("list_workspaces");
+    tool.title = QStringLiteral("List workspaces");
+    tool.description = QStringLiteral("Lists the persistent workspaces with their state and size.");
+    tool.kind = ActionKind::List;
+    tool.inputSchema = objectSchema({});
+    const QJsonObject entry = objectSchema(
+        {{QStringLiteral("name"), stringSchema(QStringLiteral("Workspace name."))},
+         {QStringLiteral("state"),
+          stringSchema(QStringLiteral(
+              "stopped, starting, running, paused, hibernated, crashed or unknown."))},
+         {QStringLiteral("memory_mib"), integerSchema(QStringLiteral("Guest memory, MiB."))},
+         {QStringLiteral("vcpus"), integerSchema(QStringLiteral("Guest vCPUs."))},
+         {QStringLiteral("disk_gib"), integerSchema(QStringLiteral("Disk size, GiB."))},
+         {QStringLiteral("network"), stringSchema(QStringLiteral("none or nat."))}},
+        {QStringLiteral("name"), QStringLiteral("state")});
+    tool.outputSchema =
+        objectSchema({{QStringLiteral("workspaces"),
+                       QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
+                                   {QStringLiteral("items"), entry}}}},
+                     {QStringLiteral("workspaces")});
+    tool.prepare = [](const QJsonObject&) -> Expected<ActionRequest> {
+        ActionRequest request;
+        request.kind = ActionKind::List;
+        return request;
+    };
+    tool.run = [sandboxes](const McpCall&) {
+        HypervisorConnection& connection = sandboxes->connection();
+        if (auto opened = connection.ensureOpen(); !opened)
+            return McpToolResult::failure(opened.error().message);
+        auto records = listWorkspaceRecords(connection.handle());
+        if (!records)
+            return McpToolResult::failure(records.error().message);
+        QJsonArray list;
+        for (const WorkspaceRecord& record : records.value()) {
+            auto domain = lookupWorkspaceDomain(connection.handle(), record.name);
+            const WorkspaceState state =
+                domain ? readWorkspaceState(domain.value().get()) : WorkspaceState::Unknown;
+            list.append(QJsonObject{
+                {QStringLiteral("name"), record.name},
+                {QStringLiteral("state"), workspaceStateName(state)},
+                {QStringLiteral("memory_mib"), record.settings.memoryMiB},
+                {QStringLiteral("vcpus"), record.settings.vcpus},
+                {QStringLiteral("disk_gib"), record.settings.diskGiB},
+                {QStringLiteral("network"), workspaceNetworkName(record.settings.network)}});
+        }
+        McpToolResult result;
+        result.structured = {{QStringLiteral("workspaces"), list}};
+        return result;
+    };
+    return tool;
+}
+
+McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
+{
+    McpTool tool;
+    tool.name = QStringLiteral("create_workspace");
+    tool.title = QStringLiteral("Create a workspace");
+    tool.description = QStringLiteral(
+        "Creates a persistent workspace (a named microVM whose files and processes persist) and "
+        "starts it unless start is false. exec waits for a starting workspace.");
+    tool.kind = ActionKind::Create;
+    tool.inputSchema = objectSchema(
+        {{QStringLiteral("name"),
+          stringSchema(QStringLiteral("1-40 of a-z, 0-9 and -, starting with a letter or digit."))},
+         {QStringLiteral("memory_mib"),
+          integerSchema(QStringLiteral("Guest memory, MiB; default 512."), 128, 65536)},
+         {QStringLiteral("vcpus"), integerSchema(QStringLiteral("Guest vCPUs; default 1."), 1, 64)},
+         {QStringLiteral("disk_gib"),
+          integerSchema(QStringLiteral("Disk size, GiB; default 4 (at least the image's)."), 1,
+                        4096)},
+         {QStringLiteral("network"),
+          enumSchema(QStringLiteral("none (default: no network interface) or nat (outgoing IPv4)."),
+                     {QStringLiteral("none"), QStringLiteral("nat")})},
+         {QStringLiteral("start"),
+          booleanSchema(QStringLiteral("Start it at once; default true."))}},
+        {QStringLiteral("name")});
+    tool.outputSchema = stateOutputSchema();
+    tool.prepare = [](const QJsonObject& json) -> Expected<ActionRequest> {
+        const Arguments arguments(json);
+        auto name = arguments.requiredString(QStringLiteral("name"));
+        if (!name)
+            return name.error();
+        if (auto valid = validateWorkspaceName(name.value()); !valid)
+            return valid.error();
+        for (auto check : {arguments.integer(QStringLiteral("memory_mib"), 512, 128, 65536),
+                           arguments.integer(QStringLiteral("vcpus"), 1, 1, 64),
+                           arguments.integer(QStringLiteral("disk_gib"), 4, 1, 4096)})
+            if (!check)
+                return check.error();
+        if (auto network = arguments.choice(QStringLiteral("network"),
+                                            {QStringLiteral("none"), QStringLiteral("nat")},
+                                            QStringLiteral("none"));
+            !network)
+            return network.error();
+        if (auto start = arguments.boolean(QStringLiteral("start"), true); !start)
+            return start.error();
+        ActionRequest request;
+        request.kind = ActionKind::Create;
+        request.sandbox = name.value();
+        return request;
+    };
+    tool.run = [sandboxes](const McpCall& call) {
+        const Arguments arguments(call.arguments);
+        WorkspaceSettings settings;
+        settings.memoryMiB =
+            arguments.integer(QStringLiteral("memory_mib"), 512, 128, 65536).value();
+        settings.vcpus = arguments.integer(QStringLiteral("vcpus"), 1, 1, 64).value();
+        settings.diskGiB = arguments.integer(QStringLiteral("disk_gib"), 4, 1, 4096).value();
+        parseWorkspaceNetwork(
+            arguments.string(QStringLiteral("network"), QStringLiteral("none")).value(),
+            &settings.network);
+        auto created = Workspace::create(sandboxes->connection(), call.request.sandbox, settings);
+        if (!created)
+            return McpToolResult::failure(created.error().message);
+        std::shared_ptr<Workspace> workspace = std::move(created.value());
+        sandboxes->adopt(workspace);
+        if (arguments.boolean(QStringLiteral("start"), true).value()) {
+            if (auto started = workspace->start(); !started)
+                return McpToolResult::failure(started.error().message);
+        }
+        McpToolResult result;
+        result.structured = {{QStringLiteral("workspace"), workspace->name()},
+                             {QStringLiteral("state"), workspaceStateName(workspace->state())}};
+        return result;
+    };
+    return tool;
+}
+
+/// exec's arguments: workspace, argv or command, cwd, timeout, env.
+QJsonObject execInputSchema()
+{
+    return objectSchema(
+        {{QStringLiteral("workspace"), workspaceProperty()},
+         {QStringLiteral("argv"),
+          QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
+                      {QStringLiteral("items"),
+                       QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}},
+                      {QStringLiteral("minItems"), 1},
+                      {QStringLiteral("description"),
+                       QStringLiteral("Program and arguments. Give argv or command.")}}},
+         {QStringLiteral("command"),
+          stringSchema(QStringLiteral("A sh command line. Give argv or command."))},
+         {QStringLiteral("cwd"),
+          stringSchema(QStringLiteral("Working folder in the guest; default /root."))},
+         {QStringLiteral("timeout"),
+          integerSchema(
+              QStringLiteral("Seconds before the command is killed; default 60, 0 = none."), 0,
+              kMaxTimeoutSeconds)},
+         {QStringLiteral("env"),
+          QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+                      {QStringLiteral("additionalProperties"),
+                       QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}},
+                      {QStringLiteral("description"),
+                       QStringLiteral("Environment variables for this command.")}}}},
+        {QStringLiteral("workspace")});
+}
+
+/// exec's request as the gate and the approver see it: the command line (argv quoted as
+/// shell words), the resolved working folder, the environment as VAR=value.
+Expected<ActionRequest> prepareExec(const QJsonObject& json)
+{
+    const Arguments arguments(json);
+    auto request = workspaceRequest(arguments, ActionKind::Exec);
+    if (!request)
+        return request;
+    const QJsonValue argv = json.value(QLatin1String("argv"));
+    const bool hasCommand = json.contains(QLatin1String("command"));
+    if (argv.isUndefined() == !hasCommand)
+        return makeError(QStringLiteral("give exactly one of argv and command"));
+    if (hasCommand) {
+        auto command = arguments.requiredString(QStringLiteral("command"));
+        if (!command)
+            return command.error();
+        request->command = command.value();
+    } else {
+        QStringList words;
+        for (const QJsonValue& word : argv.toArray()) {
+            if (!word.isString())
+                return makeError(QStringLiteral("argv must be an array of strings"));
+            words << word.toString();
+        }
+        if (!argv.isArray() || words.isEmpty())
+            return makeError(QStringLiteral("argv must be a non-empty array of strings"));
+        request->command = shellWords(words);
+    }
+    auto cwd = guestPath(arguments, QStringLiteral("cwd"), QStringLiteral("/root"));
+    if (!cwd)
+        return cwd.error();
+    request->workdir = cwd.value();
+    if (auto timeout = arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds);
+        !timeout)
+        return timeout.error();
+    const QJsonValue env = json.value(QLatin1String("env"));
+    if (!env.isUndefined() && !env.isObject())
+        return makeError(QStringLiteral("env must be an object of strings"));
+    const QJsonObject variables = env.toObject();
+    for (auto it = variables.begin(); it != variables.end(); ++it) {
+        if (auto valid = validateVariableName(it.key()); !valid)
+            return makeError(QStringLiteral("env: ") + valid.error().message);
+        if (!it.value().isString())
+            return makeError(QStringLiteral("env.%1 must be a string").arg(it.key()));
+        request->environment << it.key() + QLatin1Char('=') + it.value().toString();
+    }
+    return request;
+}
+
+/// Runs an approved exec in its workspace and makes its result: output, status, limits.
+McpToolResult runExec(McpSandboxes& sandboxes, const McpCall& call)
+{
+    auto workspace = sandboxes.workspace(call.request.sandbox);
+    if (!workspace)
+        return McpToolResult::failure(workspace.error().message);
+    const Arguments arguments(call.arguments);
+    // The variables the approver saw (ActionRequest::environment), not the raw arguments.
+    WorkspaceEnvironment env;
+    for (const QString& variable : call.request.environment)
+        env.set(variable.section(QLatin1Char('='), 0, 0), variable.section(QLatin1Char('='), 1),
+                false);
+    WorkspaceCommandOptions options;
+    // The log row shows the variables before the command, as the policy matched it.
+    options.command = commandWithEnvironment(call.request);
+    options.workdir = call.request.workdir;
+    options.shellCommand =
+        env.exportLines() + workspaceShellCommand(call.request.command, call.request.workdir);
+    const int seconds =
+        arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds).value();
+    options.timeout = std::chrono::seconds(seconds);
+    options.readyDeadline = sandboxes.readyDeadline();
+    options.actor = call.request.actor;
+    // The client's cancel kills the command's process group, as the timeout does.
+    options.cancel = call.cancel;
+    McpCommandOutput output;
+    options.onOutput = [&](OutputStream stream, QByteArrayView bytes) {
+        output.add(stream, bytes);
+        call.log->output(stream, bytes);
+    };
+    const WorkspaceCommandResult command = runWorkspaceCommand(*workspace.value(), options);
+    if (command.status.cancelled || (!command.error.isEmpty() && call.cancel && *call.cancel)) {
+        auto cancelled =
+            McpToolResult::failure(QStringLiteral("cancelled"), Outcome::Cancelled);
+        cancelled.end.exitStatus = command.status.exitStatus;
+        cancelled.end.signal = command.status.signal;
+        return cancelled;
+    }
+    if (!command.error.isEmpty())
+        return McpToolResult::failure(command.error);
+    McpToolResult result;
+    result.structured = output.structured(command.status, command.wallMs, call.log->id());
+    result.structuredOnly = {QStringLiteral("stdout"), QStringLiteral("stderr")};
+    result.end = LoggedAction::endOf(Expected<ExecStatus>(command.status));
+    if (command.limit) {
+        result.error =
+            command.status.timedOut
+                ? QStringLiteral("timed out after %1 s: the command was killed").arg(seconds)
+                : command.limitNote;
+        result.end.error = result.error;
+    }
+    return result;
+}
+
+McpTool execTool(std::shared_ptr<McpSandboxes> sandboxes)
+{
+    McpTool tool;
+    tool.name = QStringLiteral("exec");
+    tool.title = QStringLiteral("Run a command in a workspace");
+    tool.description = QStringLiteral(
+        "Runs a command in a running workspace as root: argv (run as is, no shell) or command "
+        "(a sh command line). Returns stdout, stderr, exit status or signal.");
+    tool.kind = ActionKind::Exec;
+    tool.inputSchema = execInputSchema();
+    tool.outputSchema = McpCommandOutput::schema();
+    tool.prepare = prepareExec;
+    tool.run = [sandboxes](const McpCall& call) { return runExec(*sandboxes, call); };
+    return tool;
+}
+
+McpTool lifecycleTool(std::shared_ptr<McpSandboxes> sandboxes, const QString& name, ActionKind kind,
+                      const QString& description, Expected<void> (Workspace::*action)())
+{
+    McpTool tool;
+    tool.name = name;
+    tool.title = name.left(1).toUpper() + name.mid(1) + QStringLiteral(" a workspace");
+    tool.description = description;
+    tool.kind = kind;
+    tool.inputSchema = objectSchema({{QStringLiteral("workspace"), workspaceProperty()}},
+                                    {QStringLiteral("workspace")});
+    tool.outputSchema = stateOutputSchema();
+    tool.prepare = [kind](const QJsonObject& json) {
+        return workspaceRequest(Arguments(json), kind);
+    };
+    tool.run = [sandboxes, action](const McpCall& call) {
+        auto workspace = sandboxes->workspace(call.request.sandbox);
+        if (!workspace)
+            return McpToolResult::failure(workspace.error().message);
+        if (auto done = (workspace.value().get()->*action)(); !done)
+            return McpToolResult::failure(done.error().message);
+        McpToolResult result;
+        result.structured = {
+            {QStringLiteral("workspace"), workspace.value()->name()},
+            {QStringLiteral("state"), workspaceStateName(workspace.value()->state())}};
+        return result;
+    };
+    return tool;
+}
+
+McpTool checkpointTool(std::shared_ptr<McpSandboxes> sandboxes)
+{
+    McpTool tool;
+    tool.name = QStringLiteral("checkpoint");
+    tool.title = QStringLiteral("Checkpoint a workspace");
+    tool.description = QStringLiteral(
+        "Takes a named checkpoint (disk and memory) of a running or paused workspace; a person "
+        "can revert the workspace to it.");
+    tool.kind = ActionKind::Checkpoint;
+    tool.inputSchema = objectSchema(
+        {{QStringLiteral("workspace"), workspaceProperty()},
+         {QStringLiteral("name"), stringSchema(QStringLiteral("1-64 of A-Z a-z 0-9 . _ -"))},
+         {QStringLiteral("note"), stringSchema(QStringLiteral("Kept with the checkpoint."))}},
+        {QStringLiteral("workspace"), QStringLiteral("name")});
+    tool.outputSchema = objectSchema(
+        {{QStringLiteral("workspace"), workspaceProperty()},
+         {QStringLiteral("checkpoint"), stringSchema(QStringLiteral("Its name."))},
+         {QStringLiteral("created"), stringSchema(QStringLiteral("UTC, ISO 8601."))}},
+        {QStringLiteral("workspace"), QStringLiteral("checkpoint"), QStringLiteral("created")});
+    tool.prepare = [](const QJsonObject& json) -> Expected<ActionRequest> {
+        const Arguments arguments(json);
+        auto request = workspaceRequest(arguments, ActionKind::Checkpoint);
+        if (!request)
+            return request;
+        auto name = arguments.requiredString(QStringLiteral("name"));
+        if (!name)
+            return name.error();
+        if (auto note = arguments.string(QStringLiteral("note"), {}); !note)
+            return note.error();
+        request->command = name.value();
+        return request;
+    };
+    tool.run = [sandboxes](const McpCall& call) {
+        auto workspace = sandboxes->workspace(call.request.sandbox);
+        if (!workspace)
+            return McpToolResult::failure(workspace.error().message);
+        auto info = workspace.value()->checkpoint(
+            call.request.command, call.arguments.value(QLatin1String("note")).toString());
+        if (!info)
+            return McpToolResult::failure(info.error().message);
+        McpToolResult result;
+        result.structured = {{QStringLiteral("workspace"), workspace.value()->name()},
+                             {QStringLiteral("checkpoint"), info->name},
+                             {QStringLiteral("created"), info->created.toString(Qt::ISODate)}};
+        return result;
+    };
+    return tool;
+}
+
+} // namespace
+
+Expected<std::shared_ptr<Workspace>> McpSandboxes::workspace(const QString& name)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (auto found = m_workspaces.find(name); found != m_workspaces.end())
+            return found->second;
+    }
+    auto opened = Workspace::open(*m_connection, name);
+    if (!opened)
+        return opened.error();
+    std::shared_ptr<Workspace> workspace = std::move(opened.value());
+    std::lock_guard lock(m_mutex);
+    return m_workspaces.emplace(name, workspace).first->second;
+}
+
+void McpSandboxes::adopt(std::shared_ptr<Workspace> workspace)
+{
+    std::lock_guard lock(m_mutex);
+    m_workspaces[workspace->name()] = std::move(workspace);
+}
+
+std::chrono::steady_clock::time_point McpSandboxes::readyDeadline() const
+{
+    const bool kvm = m_connection->accelerator() == Accelerator::Kvm;
+    return std::chrono::steady_clock::now() + std::chrono::seconds(kvm ? 30 : 120);
+}
+
+QList<McpTool> workbenchTools(std::shared_ptr<McpSandboxes> sandboxes)
+{
+    QList<McpTool> tools{runCodeTool(sandboxes), listWorkspacesTool(sandboxes),
+                         createWorkspaceTool(sandboxes), execTool(sandboxes)};
+    tools += mcpFileTools(sandboxes);
+    tools += QList<McpTool>{
+        lifecycleTool(sandboxes, QStringLiteral("pause"), ActionKind::Pause,
+                      QStringLiteral("Pauses a running workspace: its vCPUs stop, memory stays."),
+                      &Workspace::pause),
+        lifecycleTool(sandboxes, QStringLiteral("resume"), ActionKind::Resume,
+                      QStringLiteral("Resumes a paused workspace."), &Workspace::resume),
+        checkpointTool(sandboxes)};
+    return tools;
+}
+
+} // namespace sbw

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "mcp/McpTool.h"
+
+#include <QList>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace sbw {
+
+class HypervisorConnection;
+class SandboxPool;
+class Workspace;
+
+/// What the workbench's MCP tools work on: one libvirt connection and the Workspace objects
+/// opened through it (kept, so that a workspace's SSH session serves many calls). Thread-safe:
+/// tools run on the server's worker threads.
+class McpSandboxes
+{
+public:
+    /// `pool`: where run_code takes a pre-booted sandbox from (null: every run boots its own).
+    explicit McpSandboxes(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool = nullptr)
+        : m_connection(connection), m_pool(std::move(pool))
+    {
+    }
+
+    HypervisorConnection& connection() { return *m_connection; }
+    SandboxPool* pool() const { return m_pool.get(); }
+    /// Workspace `name`, opened on first use. Errors: "there is no workspace NAME", libvirt.
+    Expected<std::shared_ptr<Workspace>> workspace(const QString& name);
+    /// Keeps `workspace` (just created) for later calls.
+    void adopt(std::shared_ptr<Workspace> workspace);
+    /// How long a call waits for a starting guest, from now (120 s under TCG, 30 s with KVM).
+    std::chrono::steady_clock::time_point readyDeadline() const;
+
+private:
+    HypervisorConnection* m_connection;
+    std::shared_ptr<SandboxPool> m_pool;
+    std::mutex m_mutex;
+    std::map<QString, std::shared_ptr<Workspace>> m_workspaces;
+};
+
+/// The workbench's tools, in the order tools/list shows them: run_code, list_workspaces,
+/// create_workspace, exec, read_file, write_file, list_files, pause, resume, checkpoint.
+/// Inputs and outputs are described by their JSON Schemas (McpTool::inputSchema,
+/// outputSchema); text and file contents are UTF-8 unless a tool says base64.
+QList<McpTool> workbenchTools(std::shared_ptr<McpSandboxes> sandboxes);
+
+/// read_file, write_file and list_files (SFTP on the workspace's session), part of
+/// workbenchTools().
+QList<McpTool> mcpFileTools(std::shared_ptr<McpSandboxes> sandboxes);
+
+} // namespace sbw

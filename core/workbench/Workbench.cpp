@@ -1,0 +1,68 @@
+#include "workbench/Workbench.h"
+
+#include "approval/ApprovalPause.h"
+#include "approval/ApprovalQueue.h"
+#include "approval/Policy.h"
+#include "approval/PolicyGate.h"
+#include "log/CommandLog.h"
+#include "mcp/McpHttpAccess.h"
+#include "mcp/McpHttpTransport.h"
+#include "mcp/McpServer.h"
+#include "mcp/McpTools.h"
+#include "sandbox/SandboxPool.h"
+#include "stats/StatsSampler.h"
+#include "workspace/WorkspaceManager.h"
+
+namespace sbw {
+
+Workbench::Workbench(HypervisorConnection* connection, QObject* parent)
+    : QObject(parent), m_connection(connection),
+      m_sandboxPool(std::make_shared<SandboxPool>(*connection)),
+      m_workspaces(new WorkspaceManager(connection, this)),
+      m_sampler(new StatsSampler(connection, std::chrono::seconds(1), this))
+{
+    openCommandLog();
+    createGate();
+    createMcpServer();
+}
+
+Workbench::~Workbench() = default;
+
+void Workbench::openCommandLog()
+{
+    auto log = CommandLog::openDefault();
+    if (!log) {
+        m_logOpened = log.error();
+        return;
+    }
+    m_commandLog = log.value();
+}
+
+void Workbench::createGate()
+{
+    Policy policy;
+    if (auto loaded = Policy::load(Policy::defaultPath()))
+        policy = loaded.value();
+    else
+        m_policyLoaded = loaded.error();
+    m_approvals = new ApprovalQueue(this);
+    m_gate = new PolicyGate(policy, m_commandLog, this);
+    m_gate->setApprovalQueue(m_approvals);
+    // The policy's pauseWhileWaiting: a workspace is paused while an action for it waits.
+    m_gate->setApprovalPause(new ApprovalPause(m_connection, m_commandLog, this));
+}
+
+void Workbench::createMcpServer()
+{
+    // Agents' calls pass the gate: its policy, and the approval queue for `ask`.
+    m_mcpServer = new McpServer(m_gate, m_commandLog, this);
+    for (McpTool& tool : workbenchTools(std::make_shared<McpSandboxes>(m_connection, m_sandboxPool)))
+        m_mcpServer->addTool(std::move(tool));
+    if (auto token = loadOrCreateMcpToken(defaultMcpTokenPath()))
+        m_mcpToken = token.value();
+    else
+        m_tokenLoaded = token.error();
+    m_mcpHttp = new McpHttpTransport(m_mcpServer, m_mcpToken, this);
+}
+
+} // namespace sbw

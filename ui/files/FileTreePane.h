@@ -1,0 +1,116 @@
+#pragma once
+
+#include "base/Async.h"
+#include "guest/SftpClient.h"
+#include "log/CommandLog.h"
+
+#include <QPointer>
+#include <QTemporaryDir>
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSplitter;
+class QTreeView;
+
+namespace sbw {
+
+class FilePreview;
+class FileTreeModel;
+
+/// The file tree of a running sandbox: a lazy tree (FileTreeModel) of the guest folder
+/// `rootPath` with Refresh, Open, Download… and Upload… buttons, uploads by dropping host files
+/// on a folder (or on the empty area: the root), a progress bar for the running transfer and a
+/// preview of the opened file beside the tree, and Delete… for the selected file or empty
+/// folder. One transfer runs at a time, on a worker thread; errors appear as a line under the
+/// tree. With a command log (setCommandLog()), every upload (one row per file), download and
+/// delete is a person's row there (ActionKind Upload, Download, FileDelete).
+class FileTreePane : public QWidget
+{
+    Q_OBJECT
+
+public:
+    FileTreePane(std::shared_ptr<SftpClient> sftp, const QByteArray& rootPath,
+                 QWidget* parent = nullptr);
+    ~FileTreePane() override;
+
+    FileTreeModel* model() const { return m_model; }
+    QTreeView* view() const { return m_view; }
+
+    /// Copies the selected file or folder into the host folder `hostFolder`. Returns at once;
+    /// transferFinished() follows.
+    void downloadSelected(const QString& hostFolder);
+
+    /// Copies the host files `hostFiles` into the guest folder `guestFolder` and refreshes it.
+    /// Returns at once; transferFinished() follows.
+    void uploadFiles(const QStringList& hostFiles, const QByteArray& guestFolder);
+
+    /// Logs transfers and deletes from now on as a person's rows for sandbox `sandbox` in `log`
+    /// (null: no logging). Previews are not logged: nothing leaves the workbench.
+    void setCommandLog(std::shared_ptr<CommandLog> log, const QString& sandbox);
+
+    /// Removes the selected file, symlink or empty folder in the guest (Delete… asks first),
+    /// then refreshes its folder. Returns at once; transferFinished() follows.
+    void deleteSelected();
+
+    /// The guest folder an upload goes to: the selected folder, the folder of the selected
+    /// file, or the root.
+    QByteArray uploadFolder() const;
+
+    /// Opens the selected file (at most kMaxPreviewBytes) in a read-only preview beside the
+    /// tree, in place of the previous one: images as pictures, anything else as escaped text.
+    /// Also on double-click. Returns at once; previewOpened() or a status line follows.
+    /// Close Preview gives the room back to the tree.
+    void openSelected();
+    static constexpr qint64 kMaxPreviewBytes = 16 * 1024 * 1024;
+
+Q_SIGNALS:
+    /// A preview opened beside the tree (it is deleted when replaced or closed).
+    void previewOpened(sbw::FilePreview* preview);
+    /// A download, upload or delete ended; `error` is empty on success, else a sentence.
+    void transferFinished(const QString& error);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void startTransfer(const QString& label,
+                       std::function<Expected<void>(const SftpClient::Progress&)> work,
+                       const QByteArray& refreshFolder);
+    void setBusy(bool busy);
+    void fitNameColumn();
+    ActionStart loggedFile(ActionKind kind, const QByteArray& guestPath, const QString& hostPath) const;
+
+    std::shared_ptr<SftpClient> m_sftp;
+    std::shared_ptr<CommandLog> m_log;
+    QString m_sandbox; ///< for the log
+    FileTreeModel* m_model;
+    QTreeView* m_view;
+    QPushButton* m_refresh;
+    QPushButton* m_download;
+    QPushButton* m_open;
+    QPushButton* m_upload;
+    QPushButton* m_delete;
+    QPushButton* m_closePreview;
+    QSplitter* m_split;
+    QPointer<FilePreview> m_preview;
+    QProgressBar* m_progress;
+    QLabel* m_status;
+    bool m_busy = false;
+    /// Transfers report their progress through it.
+    std::shared_ptr<PostBack<FileTreePane>> m_postBack = std::make_shared<PostBack<FileTreePane>>(this);
+    QTemporaryDir m_previewDir; ///< files fetched for previews, removed once shown
+    struct PendingPreview
+    {
+        QString hostPath;
+        QString name;
+    };
+    std::optional<PendingPreview> m_pendingPreview;
+    void showPreview(const QString& error);
+    void closePreview();
+};
+
+} // namespace sbw

@@ -1,0 +1,264 @@
+#include "log/CommandLogPane.h"
+
+#include "base/Async.h"
+#include "base/GuestTextDecoder.h"
+#include "base/VisibleText.h"
+#include "log/CommandLogExport.h"
+#include "log/CommandLogModel.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSaveFile>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace sbw {
+namespace {
+
+constexpr int kExportLimit = 100000;
+
+QString shownOutput(const QByteArray& bytes)
+{
+    GuestTextDecoder decoder;
+    return makeVisible(decoder.decode(bytes) + decoder.finish());
+}
+
+} // namespace
+
+CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
+    : QWidget(parent), m_log(std::move(log)), m_model(new CommandLogModel(m_log, this)),
+      m_table(new QTableView(this)), m_detail(new QPlainTextEdit(this)), m_search(new QLineEdit(this)),
+      m_sandbox(new QComboBox(this)), m_actor(new QComboBox(this)), m_outcome(new QComboBox(this)),
+      m_status(new QLabel(this))
+{
+    m_search->setPlaceholderText(tr("Search commands and errors"));
+    m_search->setClearButtonEnabled(true);
+    m_sandbox->addItem(tr("All sandboxes"), QString());
+    m_actor->addItem(tr("All actors"), QString());
+    for (Actor::Kind kind : {Actor::Kind::Person, Actor::Kind::Agent, Actor::Kind::Cli, Actor::Kind::Workbench})
+        m_actor->addItem(Actor::kindName(kind), Actor::kindName(kind));
+    m_outcome->addItem(tr("Any status"), QString());
+    for (Outcome outcome : {Outcome::Running, Outcome::Succeeded, Outcome::Failed, Outcome::TimedOut,
+                            Outcome::Cancelled, Outcome::Denied, Outcome::Error, Outcome::Interrupted})
+        m_outcome->addItem(outcomeName(outcome), outcomeName(outcome));
+
+    auto* exportButton = new QToolButton(this);
+    exportButton->setText(tr("Export"));
+    exportButton->setPopupMode(QToolButton::InstantPopup);
+    auto* exportMenu = new QMenu(exportButton);
+    exportMenu->addAction(tr("JSON Lines…"), this, [this] { chooseExport(Format::JsonLines); });
+    exportMenu->addAction(tr("CSV…"), this, [this] { chooseExport(Format::Csv); });
+    exportButton->setMenu(exportMenu);
+
+    auto* filters = new QHBoxLayout;
+    filters->addWidget(m_search, 1);
+    filters->addWidget(m_sandbox);
+    filters->addWidget(m_actor);
+    filters->addWidget(m_outcome);
+    filters->addWidget(exportButton);
+
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    // The command takes the room; the other columns fit their texts up to a cap (fitColumns).
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->horizontalHeader()->setSectionResizeMode(CommandLogModel::Command, QHeaderView::Stretch);
+    // End, folder and output sizes are in the detail; the header's context menu shows their columns.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setContextMenuPolicy(Qt::ActionsContextMenu);
+    for (int column = 0; column < m_model->columnCount(); ++column) {
+        if (column == CommandLogModel::Command)
+            continue;
+        header->setSectionHidden(column, column == CommandLogModel::Ended || column == CommandLogModel::Workdir ||
+                                             column == CommandLogModel::StdoutBytes ||
+                                             column == CommandLogModel::StderrBytes);
+        auto* toggle = new QAction(m_model->headerData(column, Qt::Horizontal).toString(), header);
+        toggle->setCheckable(true);
+        toggle->setChecked(!header->isSectionHidden(column));
+        connect(toggle, &QAction::toggled, header, [header, column](bool on) { header->setSectionHidden(column, !on); });
+        header->addAction(toggle);
+    }
+    m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() +
+                              m_table->verticalHeader()->defaultSectionSize() * 3 + m_table->frameWidth() * 2);
+
+    m_detail->setReadOnly(true);
+    m_detail->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_detail->setPlaceholderText(tr("Select a row to see its whole command and output."));
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_table);
+    splitter->addWidget(m_detail);
+    splitter->setChildrenCollapsible(false);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({fontMetrics().height() * 14, fontMetrics().height() * 5}); // rows first
+    m_detail->setMinimumHeight(fontMetrics().lineSpacing() * 3 + m_detail->frameWidth() * 2);
+
+    m_status->setTextFormat(Qt::PlainText);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(filters);
+    layout->addWidget(splitter, 1);
+    layout->addWidget(m_status);
+
+    connect(m_search, &QLineEdit::textChanged, this, &CommandLogPane::applyFilter);
+    for (QComboBox* box : {m_sandbox, m_actor, m_outcome})
+        connect(box, &QComboBox::currentIndexChanged, this, &CommandLogPane::applyFilter);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &CommandLogPane::showDetail);
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        updateSandboxChoices();
+        fitColumns();
+        m_status->setText(m_model->lastError().isEmpty() ? tr("%n row(s)", nullptr, m_model->rowCount())
+                                                         : m_model->lastError());
+    });
+    updateSandboxChoices();
+    m_status->setText(tr("%n row(s)", nullptr, m_model->rowCount()));
+}
+
+QSize CommandLogPane::sizeHint() const
+{
+    // Room for about eight rows and the start of the detail when the dock opens.
+    return {QWidget::sizeHint().width(), fontMetrics().height() * 22};
+}
+
+void CommandLogPane::fitColumns()
+{
+    QHeaderView* header = m_table->horizontalHeader();
+    const int character = fontMetrics().averageCharWidth();
+    for (int column = 0; column < m_model->columnCount(); ++column) {
+        if (column == CommandLogModel::Command)
+            continue;
+        // The start time whole; other texts up to 14 characters (the whole text is in the detail).
+        m_table->resizeColumnToContents(column);
+        if (column != CommandLogModel::Started && header->sectionSize(column) > character * 14)
+            header->resizeSection(column, character * 14);
+    }
+}
+
+void CommandLogPane::updateSandboxChoices()
+{
+    for (const QString& name : m_model->sandboxes()) {
+        if (m_sandbox->findData(name) < 0)
+            m_sandbox->addItem(makeVisible(name), name);
+    }
+}
+
+void CommandLogPane::applyFilter()
+{
+    LogFilter filter;
+    filter.sandbox = m_sandbox->currentData().toString();
+    filter.actor = Actor::kindFromName(m_actor->currentData().toString());
+    filter.outcome = outcomeFromName(m_outcome->currentData().toString());
+    filter.text = m_search->text();
+    m_model->setFilter(filter);
+}
+
+void CommandLogPane::showDetail()
+{
+    const QModelIndex current = m_table->currentIndex();
+    ++m_detailReads;
+    if (!current.isValid()) {
+        m_detail->clear();
+        return;
+    }
+    const ActionRecord r = m_model->record(current.row());
+    QString text;
+    text += tr("#%1  %2 by %3 on %4\n").arg(r.id).arg(actionKindName(r.kind), makeVisible(r.actor.display()), makeVisible(r.sandbox));
+    text += tr("started %1 UTC").arg(r.started.toString(Qt::ISODateWithMs));
+    if (r.ended.isValid())
+        text += tr(", ended %1, %2 ms").arg(r.ended.toString(Qt::ISODateWithMs)).arg(r.durationMs);
+    text += tr("\nstatus: %1; approval: %2\n").arg(r.statusText(), makeVisible(r.approvalText()));
+    if (!r.workdir.isEmpty())
+        text += tr("folder: %1\n").arg(makeVisible(r.workdir));
+    text += QStringLiteral("\n") + makeVisible(r.command) + QStringLiteral("\n");
+    const bool wantsOutput = r.outcome != Outcome::Running && (r.stdoutBytes > 0 || r.stderrBytes > 0);
+    if (!wantsOutput) {
+        m_detail->setPlainText(text + outputSections(r, QByteArray(), QByteArray()));
+        Q_EMIT detailShown();
+        return;
+    }
+    m_detail->setPlainText(text + tr("\n(reading the output…)"));
+    // The output is read off the GUI thread; a newer selection overtakes it.
+    using Outputs = std::pair<Expected<QByteArray>, Expected<QByteArray>>;
+    const quint64 read = m_detailReads;
+    auto readOutputs = [log = m_log, r]() -> Outputs {
+        const auto read = [&](OutputStream stream, qint64 bytes) -> Expected<QByteArray> {
+            return bytes > 0 ? log->output(r.id, stream) : Expected<QByteArray>(QByteArray());
+        };
+        return {read(OutputStream::Stdout, r.stdoutBytes), read(OutputStream::Stderr, r.stderrBytes)};
+    };
+    runThen(this, std::move(readOutputs), [this, read, r, text](const Outputs& outputs) {
+        if (read != m_detailReads)
+            return;
+        m_detail->setPlainText(text + outputSections(r, outputs.first, outputs.second));
+        Q_EMIT detailShown();
+    });
+}
+
+QString CommandLogPane::outputSections(const ActionRecord& r, const Expected<QByteArray>& out,
+                                       const Expected<QByteArray>& err) const
+{
+    QString text;
+    for (OutputStream stream : {OutputStream::Stdout, OutputStream::Stderr}) {
+        const bool isOut = stream == OutputStream::Stdout;
+        const qint64 bytes = isOut ? r.stdoutBytes : r.stderrBytes;
+        if (bytes == 0)
+            continue;
+        text += isOut ? tr("\n── stdout (%n byte(s)) ──\n", nullptr, int(bytes)) : tr("\n── stderr (%n byte(s)) ──\n", nullptr, int(bytes));
+        if (r.outcome == Outcome::Running) {
+            text += tr("(shown when the action ends)\n");
+            continue;
+        }
+        const Expected<QByteArray>& output = isOut ? out : err;
+        text += output ? shownOutput(output.value()) : output.error().message;
+    }
+    return text;
+}
+
+Expected<void> CommandLogPane::exportTo(const QString& path, Format format) const
+{
+    const auto rows = m_log->rows(m_model->filter(), kExportLimit);
+    if (!rows)
+        return rows.error();
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return makeError(tr("Cannot write %1: %2").arg(path, file.errorString()));
+    file.write(format == Format::Csv ? toCsv(rows.value()) : toJsonLines(rows.value()));
+    if (!file.commit())
+        return makeError(tr("Cannot write %1: %2").arg(path, file.errorString()));
+    return {};
+}
+
+void CommandLogPane::chooseExport(Format format)
+{
+    const bool csv = format == Format::Csv;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export command log"), csv ? QStringLiteral("command-log.csv") : QStringLiteral("command-log.jsonl"),
+        csv ? tr("CSV (*.csv)") : tr("JSON Lines (*.jsonl)"));
+    if (path.isEmpty())
+        return;
+    if (auto written = exportTo(path, format); !written)
+        QMessageBox::warning(this, tr("Export command log"), written.error().message);
+    else
+        m_status->setText(tr("Exported to %1").arg(path));
+}
+
+} // namespace sbw

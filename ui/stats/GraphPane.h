@@ -1,0 +1,55 @@
+#pragma once
+
+#include "stats/StatsRecord.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+
+namespace sbw {
+
+class GraphPaneChart;
+class StatsSampler;
+
+/// Live resource graphs of the workbench's sandboxes, fed by a StatsSampler (not owned; the
+/// pane neither starts nor stops it). A picker selects one sandbox; four charts show its CPU
+/// (% of its vCPUs), memory used (MiB, axis up to the guest's RAM), disk read/write and network
+/// rx/tx (B/s, KiB/s or MiB/s, whichever fits), each over the sampler's history with paused,
+/// hibernated and stopped spans shaded. Below, the host overview: one CPU line per sandbox and
+/// the host's own CPU (dashed), titled with the host's memory use. Sampling failures show in a
+/// line under the charts.
+class GraphPane : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit GraphPane(StatsSampler* sampler, QWidget* parent = nullptr);
+
+    /// UUID of the sandbox the charts show, or empty before the first sandbox appeared.
+    QString selectedSandbox() const;
+    /// Shows sandbox `uuid` (one the picker lists); returns false for unknown ones.
+    bool selectSandbox(const QString& uuid);
+
+    GraphPaneChart* cpuChart() const { return m_cpu; }
+    GraphPaneChart* memoryChart() const { return m_memory; }
+    GraphPaneChart* diskChart() const { return m_disk; }
+    GraphPaneChart* networkChart() const { return m_network; }
+    GraphPaneChart* hostChart() const { return m_host; }
+
+private:
+    void onSampled(const StatsTick& tick);
+    void refreshSandboxCharts();
+    void refreshHostChart();
+
+    StatsSampler* m_sampler;
+    QComboBox* m_picker;
+    QLabel* m_status;
+    GraphPaneChart* m_cpu;
+    GraphPaneChart* m_memory;
+    GraphPaneChart* m_disk;
+    GraphPaneChart* m_network;
+    GraphPaneChart* m_host;
+};
+
+} // namespace sbw

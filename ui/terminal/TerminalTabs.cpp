@@ -1,0 +1,77 @@
+#include "terminal/TerminalTabs.h"
+
+#include "base/Async.h"
+#include "guest/GuestSession.h"
+#include "terminal/TerminalTab.h"
+
+#include <QLabel>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+namespace sbw {
+
+TerminalTabs::TerminalTabs(QString sandboxName, SessionProvider sessionProvider, QWidget* parent)
+    : QWidget(parent), m_sandboxName(std::move(sandboxName)),
+      m_sessionProvider(std::move(sessionProvider)), m_tabs(new QTabWidget(this)),
+      m_status(new QLabel(this))
+{
+    m_tabs->setTabsClosable(true);
+    m_tabs->setDocumentMode(true);
+    auto* newButton = new QPushButton(tr("New Terminal"), this);
+    newButton->setToolTip(tr("Open another login shell in the sandbox"));
+    m_tabs->setCornerWidget(newButton, Qt::TopRightCorner);
+    m_status->setTextFormat(Qt::PlainText);
+    m_status->setWordWrap(true);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tabs, 1);
+    layout->addWidget(m_status);
+
+    connect(newButton, &QPushButton::clicked, this, &TerminalTabs::openTerminal);
+    connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
+        QWidget* page = m_tabs->widget(index);
+        m_tabs->removeTab(index);
+        page->deleteLater(); // closes the shell (SIGHUP in the guest)
+    });
+}
+
+int TerminalTabs::count() const
+{
+    return m_tabs->count();
+}
+
+TerminalTab* TerminalTabs::tab(int index) const
+{
+    return qobject_cast<TerminalTab*>(m_tabs->widget(index));
+}
+
+void TerminalTabs::openTerminal()
+{
+    m_status->setText(tr("Connecting to the guest…"));
+    runThen(this, m_sessionProvider, [this](const Expected<std::shared_ptr<GuestSession>>& session) {
+        if (!session) {
+            m_status->setText(tr("Cannot open a terminal: %1").arg(session.error().message));
+            Q_EMIT openFailed(session.error().message);
+            return;
+        }
+        m_status->clear();
+        const QString label = tr("shell %1").arg(++m_opened);
+        auto* tab = new TerminalTab(session.value(), m_sandboxName, label, m_tabs);
+        const int index = m_tabs->addTab(tab, label);
+        m_tabs->setCurrentIndex(index);
+        connect(tab, &TerminalTab::titleChanged, this, [this, tab, label](const QString& title) {
+            if (const int i = m_tabs->indexOf(tab); i >= 0)
+                m_tabs->setTabText(i, title.isEmpty() ? label : label + QStringLiteral(": ") + title.left(40));
+        });
+        connect(tab, &TerminalTab::ended, this, [this, tab, label] {
+            if (const int i = m_tabs->indexOf(tab); i >= 0)
+                m_tabs->setTabText(i, tr("%1 (ended)").arg(label));
+        });
+        tab->setFocus();
+        Q_EMIT tabOpened(tab);
+    });
+}
+
+} // namespace sbw

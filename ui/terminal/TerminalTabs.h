@@ -1,0 +1,47 @@
+#pragma once
+
+#include "base/Expected.h"
+
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+
+class QLabel;
+class QTabWidget;
+
+namespace sbw {
+
+class GuestSession;
+class TerminalTab;
+
+/// Several terminal tabs on one sandbox, with a "New Terminal" button. Getting the sandbox's
+/// SSH session may block (it connects when there is none yet), so `sessionProvider` runs on
+/// Qt's thread pool; the tab is made on the GUI thread once it returns.
+class TerminalTabs : public QWidget
+{
+    Q_OBJECT
+
+public:
+    using SessionProvider = std::function<Expected<std::shared_ptr<GuestSession>>()>;
+
+    TerminalTabs(QString sandboxName, SessionProvider sessionProvider, QWidget* parent = nullptr);
+
+    /// Opens another shell tab; openFailed() or tabOpened() follows.
+    void openTerminal();
+    int count() const;
+    TerminalTab* tab(int index) const;
+
+Q_SIGNALS:
+    void tabOpened(sbw::TerminalTab* tab);
+    void openFailed(const QString& message);
+
+private:
+    const QString m_sandboxName;
+    SessionProvider m_sessionProvider;
+    QTabWidget* m_tabs;
+    QLabel* m_status;
+    int m_opened = 0;
+};
+
+} // namespace sbw

@@ -1,0 +1,596 @@
+#include "window/MainWindow.h"
+
+#include "agents/AgentsPane.h"
+#include "approval/ApprovalQueue.h"
+#include "approval/ApprovalQueuePane.h"
+#include "approval/Policy.h"
+#include "approval/PolicyEditorDialog.h"
+#include "approval/PolicyGate.h"
+#include "base/Async.h"
+#include "files/WorkspaceFilesPage.h"
+#include "guest/GuestSession.h"
+#include "guest/SftpClient.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "log/CommandLog.h"
+#include "log/CommandLogPane.h"
+#include "run/Example.h"
+#include "run/InputFilesList.h"
+#include "run/RunPane.h"
+#include "sandbox/SandboxPool.h"
+#include "stats/GraphPane.h"
+#include "stats/StatsSampler.h"
+#include "terminal/SerialConsoleView.h"
+#include "terminal/TerminalTabs.h"
+#include "widgets/PerSandboxStack.h"
+#include "window/ConnectionStatusLabel.h"
+#include "window/SessionListModel.h"
+#include "window/SessionListPane.h"
+#include "workbench/Workbench.h"
+#include "workspace/Workspace.h"
+#include "workspace/WorkspaceActions.h"
+#include "workspace/WorkspaceManager.h"
+#include "workspace/WorkspacePane.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QTemporaryDir>
+#include <QLabel>
+#include <QFile>
+#include <QDir>
+#include <QFileDialog>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolBar>
+
+// Q_INIT_RESOURCE must be used outside any namespace. The resources live in the static sbw-ui
+// library, whose initialiser the linker would otherwise drop.
+static void initResources()
+{
+    Q_INIT_RESOURCE(sandbox_workbench);
+}
+
+namespace sbw {
+namespace {
+
+/// QSettings key of Run ▸ Keep a MicroVM Ready (bool, default true).
+const QString kKeepReadySetting = QStringLiteral("run/keepMicroVmReady");
+
+} // namespace
+
+MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
+    : QMainWindow(parent), m_workbench(workbench), m_connection(workbench->connection()),
+      m_sandboxPool(workbench->sandboxPool()), m_workspaces(workbench->workspaces()),
+      m_workspaceActions(new WorkspaceActions(m_connection, m_workspaces, this)),
+      m_sessionModel(new SessionListModel(m_workspaces, this)),
+      m_runPane(new RunPane(m_connection, this)),
+      m_workspacePane(new WorkspacePane(m_workspaces, m_workspaceActions, this)),
+      m_sessionList(new SessionListPane(m_sessionModel, m_workspaceActions, this)),
+      m_center(new QStackedWidget(this)), m_sampler(workbench->sampler()),
+      m_graphPane(new GraphPane(m_sampler, this)), m_commandLog(workbench->commandLog()),
+      m_approvals(workbench->approvals()), m_gate(workbench->gate()),
+      m_mcpServer(workbench->mcpServer()), m_mcpHttp(workbench->mcpHttp()),
+      m_connectionStatus(new ConnectionStatusLabel(m_connection, this))
+{
+    initResources();
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowTitle(tr("Sandbox Workbench"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/sandbox-workbench.svg")));
+    createWorkspaceTabs();
+    m_center->addWidget(m_runPane);
+    m_center->addWidget(m_workspaceTabs);
+    setCentralWidget(m_center);
+
+    auto* graphDock = new QDockWidget(tr("Resources"), this);
+    graphDock->setObjectName(QStringLiteral("resourceDock"));
+    graphDock->setWidget(m_graphPane);
+    addDockWidget(Qt::BottomDockWidgetArea, graphDock);
+    graphDock->hide(); // View ▸ Resources; it takes room the panes above need
+    m_sampler->start();
+
+    auto* logDock = new QDockWidget(tr("Command Log"), this);
+    logDock->setObjectName(QStringLiteral("commandLogDock"));
+    if (m_commandLog) {
+        m_workspacePane->setCommandLog(m_commandLog);
+        m_workspaceActions->setCommandLog(m_commandLog);
+        m_runPane->setCommandLog(m_commandLog);
+        logDock->setWidget(new CommandLogPane(m_commandLog, logDock));
+    } else {
+        auto* failed = new QLabel(
+            tr("The command log cannot be opened: %1").arg(workbench->logOpened().error().message), logDock);
+        failed->setWordWrap(true);
+        failed->setTextFormat(Qt::PlainText);
+        logDock->setWidget(failed);
+    }
+    addDockWidget(Qt::BottomDockWidgetArea, logDock);
+    tabifyDockWidget(graphDock, logDock);
+    logDock->hide(); // View ▸ Command Log
+    QDockWidget* approvalDock = createApprovalDock();
+
+    auto* sessionDock = new QDockWidget(tr("Sessions"), this);
+    sessionDock->setObjectName(QStringLiteral("sessionDock"));
+    sessionDock->setFeatures(QDockWidget::DockWidgetMovable);
+    sessionDock->setWidget(m_sessionList);
+    addDockWidget(Qt::LeftDockWidgetArea, sessionDock);
+    resizeDocks({sessionDock}, {300}, Qt::Horizontal);
+
+    createActions();
+    createMenus();
+    createToolBar();
+    statusBar()->addPermanentWidget(m_connectionStatus);
+    auto* view = new QMenu(tr("&View"), this);
+    QAction* resources = graphDock->toggleViewAction();
+    resources->setText(tr("&Resources"));
+    resources->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+    view->addAction(resources);
+    QAction* commandLog = logDock->toggleViewAction();
+    commandLog->setText(tr("Command &Log"));
+    commandLog->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    view->addAction(commandLog);
+    view->addAction(sessionDock->toggleViewAction());
+    QAction* approvals = approvalDock->toggleViewAction();
+    approvals->setText(tr("&Approval Queue"));
+    approvals->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    view->addAction(approvals);
+    view->addAction(tr("Approval &Policy…"), this, &MainWindow::editPolicy);
+    QMenu* agents = createAgentServer(view);
+    menuBar()->insertMenu(menuBar()->actions().constLast(), view);
+    menuBar()->insertMenu(menuBar()->actions().constLast(), agents);
+
+    connect(m_runPane, &RunPane::stateChanged, this, &MainWindow::updateActions);
+    connect(m_runPane, &RunPane::runFinished, this, &MainWindow::onRunFinished);
+    connect(m_sessionList, &SessionListPane::runSelected, this, &MainWindow::showRun);
+    connect(m_sessionList, &SessionListPane::workspaceSelected, this, &MainWindow::showWorkspace);
+    connect(m_workspaceActions, &WorkspaceActions::operationFinished, this,
+            &MainWindow::onOperationFinished);
+    connect(m_workspaceActions, &WorkspaceActions::workspaceCreated, m_sessionList,
+            &SessionListPane::select);
+    connect(m_workspaces, &WorkspaceManager::connectedChanged, this,
+            [this, lost = false](bool connected, const QString& reason) mutable {
+                // The first connection (the reattach at start) is no news; one after a loss is.
+                if (connected && lost)
+                    statusBar()->showMessage(tr("Connected to libvirt again; states refreshed"), 5000);
+                else if (!connected)
+                    statusBar()->showMessage(tr("Lost the libvirt connection (%1); reconnecting…").arg(reason));
+                lost = !connected;
+                m_connectionStatus->refresh();
+            });
+    updateActions();
+    resize(1180, 760);
+
+    m_connectionStatus->refresh();
+    // Reattach: find the workspaces that outlived the last window, with their true states.
+    QTimer::singleShot(0, this, [this] {
+        if (auto listed = m_workspaces->refresh(); !listed)
+            statusBar()->showMessage(tr("Cannot list workspaces: %1").arg(listed.error().message));
+    });
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions()
+{
+    m_openAction = new QAction(QIcon::fromTheme(QStringLiteral("document-open"),
+                                                style()->standardIcon(QStyle::SP_DialogOpenButton)),
+                               tr("&Open Script…"), this);
+    m_openAction->setShortcut(QKeySequence::Open);
+    m_openAction->setToolTip(tr("Load a script file into the editor (Ctrl+O)"));
+    connect(m_openAction, &QAction::triggered, this, &MainWindow::openScript);
+
+    m_saveStdoutAction = new QAction(tr("Save Standard &Output…"), this);
+    m_saveStdoutAction->setShortcut(QKeySequence::Save);
+    connect(m_saveStdoutAction, &QAction::triggered, this, &MainWindow::saveStdout);
+    m_saveStderrAction = new QAction(tr("Save Standard &Error…"), this);
+    connect(m_saveStderrAction, &QAction::triggered, this, &MainWindow::saveStderr);
+
+    m_quitAction =
+        new QAction(QIcon::fromTheme(QStringLiteral("application-exit")), tr("&Quit"), this);
+    m_quitAction->setShortcut(QKeySequence::Quit);
+    m_quitAction->setMenuRole(QAction::QuitRole);
+    connect(m_quitAction, &QAction::triggered, this, &MainWindow::close);
+
+    m_runAction = new QAction(QIcon::fromTheme(QStringLiteral("media-playback-start"),
+                                               style()->standardIcon(QStyle::SP_MediaPlay)),
+                              tr("&Run"), this);
+    m_runAction->setShortcuts(
+        {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+    m_runAction->setToolTip(tr("Run the script in a fresh microVM (Ctrl+Return)"));
+    connect(m_runAction, &QAction::triggered, m_runPane, &RunPane::run);
+
+    m_cancelAction = new QAction(QIcon::fromTheme(QStringLiteral("process-stop"),
+                                                  style()->standardIcon(QStyle::SP_MediaStop)),
+                                 tr("&Cancel"), this);
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancelAction->setToolTip(tr("Stop the run and destroy its microVM (Esc)"));
+    connect(m_cancelAction, &QAction::triggered, m_runPane, &RunPane::cancel);
+
+    m_refreshAction = new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")),
+                                  tr("Re&fresh Sessions"), this);
+    m_refreshAction->setShortcut(QKeySequence::Refresh);
+    connect(m_refreshAction, &QAction::triggered, this, [this] {
+        if (auto listed = m_workspaces->refresh(); !listed)
+            statusBar()->showMessage(listed.error().message, 8000);
+    });
+
+    // After a run, the next run's microVM boots in the background and waits paused (about
+    // 300 MB of host memory while it waits, measured under TCG), so the next Run skips the boot.
+    m_keepReadyAction = new QAction(tr("&Keep a MicroVM Ready"), this);
+    m_keepReadyAction->setCheckable(true);
+    m_keepReadyAction->setToolTip(tr("After a run, boot the next run's microVM in the background "
+                                     "and keep it paused, so that the next run starts at once"));
+    m_keepReadyAction->setChecked(QSettings().value(kKeepReadySetting, true).toBool());
+    m_sandboxPool->setEnabled(m_keepReadyAction->isChecked());
+    connect(m_keepReadyAction, &QAction::toggled, this, [this](bool on) {
+        QSettings().setValue(kKeepReadySetting, on);
+        m_sandboxPool->setEnabled(on); // off: the waiting microVM is destroyed
+    });
+    m_runPane->setSandboxPool(m_sandboxPool);
+
+    m_aboutAction = new QAction(tr("&About Sandbox Workbench"), this);
+    m_aboutAction->setMenuRole(QAction::AboutRole);
+    connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
+}
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_openAction);
+    QMenu* examples = file->addMenu(tr("&Examples"));
+    examples->setObjectName(QStringLiteral("examplesMenu"));
+    for (const Example& example : Example::all()) {
+        QAction* action = examples->addAction(example.title);
+        action->setToolTip(QDir::toNativeSeparators(example.script));
+        connect(action, &QAction::triggered, this, [this, example] { loadExample(example); });
+    }
+    examples->setEnabled(!examples->isEmpty());
+    file->addSeparator();
+    file->addAction(m_saveStdoutAction);
+    file->addAction(m_saveStderrAction);
+    file->addSeparator();
+    file->addAction(m_quitAction);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(m_runAction);
+    run->addAction(m_cancelAction);
+    run->addSeparator();
+    run->addAction(m_keepReadyAction);
+
+    QMenu* workspace = menuBar()->addMenu(tr("&Workspace"));
+    workspace->addAction(m_workspaceActions->newAction());
+    workspace->addSeparator();
+    workspace->addActions(m_workspaceActions->lifecycleActions());
+    workspace->addSeparator();
+    workspace->addAction(m_workspaceActions->deleteAction());
+    workspace->addSeparator();
+    workspace->addAction(m_refreshAction);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(m_aboutAction);
+}
+
+QMenu* MainWindow::createAgentServer(QMenu* view)
+{
+    if (const auto& loaded = m_workbench->tokenLoaded(); !loaded)
+        statusBar()->showMessage(loaded.error().message);
+    m_agentsPane = new AgentsPane(m_mcpServer, m_mcpHttp, m_workbench->mcpToken(), this);
+
+    auto* dock = new QDockWidget(tr("Agents"), this);
+    dock->setObjectName(QStringLiteral("agentsDock"));
+    dock->setWidget(m_agentsPane);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    dock->hide(); // View ▸ Agents
+    QAction* show = dock->toggleViewAction();
+    show->setText(tr("&Agents"));
+    view->addAction(show);
+    QMenu* agents = new QMenu(tr("&Agents"), this);
+    agents->addAction(m_agentsPane->serverAction());
+    agents->addAction(show);
+    return agents;
+}
+
+QDockWidget* MainWindow::createApprovalDock()
+{
+    if (const auto& loaded = m_workbench->policyLoaded(); !loaded)
+        statusBar()->showMessage(
+            tr("The approval policy cannot be read (%1); agents are asked for every action").arg(loaded.error().message));
+    m_approvalPane = new ApprovalQueuePane(m_approvals);
+    m_approvalPane->setContentReader([this](const QString& sandbox, const QString& path, qint64 maxBytes) {
+        using Content = ApprovalQueuePane::CurrentContent;
+        const std::shared_ptr<Workspace> workspace = m_workspaces->workspace(sandbox);
+        return runAsync([workspace, sandbox, path, maxBytes]() -> Expected<Content> {
+            if (!workspace)
+                return makeError(tr("there is no workspace %1").arg(sandbox));
+            auto session = workspace->session(std::chrono::steady_clock::now() + std::chrono::seconds(10));
+            if (!session)
+                return session.error();
+            auto sftp = session.value()->openSftp();
+            if (!sftp)
+                return sftp.error();
+            auto info = sftp.value()->stat(path.toUtf8());
+            if (!info)
+                return info.error();
+            if (info->size > maxBytes)
+                return Content{info->size, std::nullopt};
+            QTemporaryDir dir;
+            const QString target = dir.filePath(QStringLiteral("current"));
+            if (auto copied = sftp.value()->download(path.toUtf8(), target); !copied)
+                return copied.error();
+            QFile file(target);
+            if (!file.open(QIODevice::ReadOnly))
+                return makeError(tr("cannot read the downloaded copy of %1").arg(path));
+            if (file.size() > maxBytes) // it grew after the stat
+                return Content{file.size(), std::nullopt};
+            return Content{file.size(), file.readAll()};
+        });
+    });
+    auto* dock = new QDockWidget(tr("Approvals"), this);
+    dock->setObjectName(QStringLiteral("approvalDock"));
+    dock->setWidget(m_approvalPane);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    dock->hide(); // View ▸ Approval Queue; shown when an action waits
+    connect(m_approvals, &ApprovalQueue::added, dock, [dock] {
+        dock->show();
+        dock->raise();
+    });
+    return dock;
+}
+
+void MainWindow::editPolicy()
+{
+    QStringList names;
+    for (const WorkspaceManager::Entry& entry : m_workspaces->workspaces())
+        names.append(entry.record.name);
+    auto* dialog = new PolicyEditorDialog(m_gate->policy(), Policy::defaultPath(), names, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &PolicyEditorDialog::saved, m_gate, &PolicyGate::setPolicy);
+    dialog->open();
+}
+
+void MainWindow::createToolBar()
+{
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->setMovable(false);
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->addAction(m_openAction);
+    bar->addSeparator();
+    bar->addAction(m_workspaceActions->newAction());
+    bar->addActions(m_workspaceActions->lifecycleActions());
+}
+
+void MainWindow::showRun()
+{
+    m_workspaceActions->setCurrent({});
+    m_center->setCurrentWidget(m_runPane);
+}
+
+void MainWindow::showWorkspace(const QString& name)
+{
+    m_currentWorkspace = name;
+    m_workspaceActions->setCurrent(name);
+    m_workspacePane->setWorkspace(name);
+    m_center->setCurrentWidget(m_workspaceTabs);
+    showWorkspaceTab();
+    for (const auto& entry : m_workspaces->workspaces())
+        if (entry.record.name == name)
+            m_graphPane->selectSandbox(entry.record.uuid);
+}
+
+void MainWindow::createWorkspaceTabs()
+{
+    m_workspaceTabs = new QTabWidget(this);
+    m_workspaceTabs->setDocumentMode(true);
+    const auto readyDeadline = [] { return std::chrono::steady_clock::now() + std::chrono::seconds(120); };
+    WorkspaceManager* manager = m_workspaces;
+    m_terminals = new PerSandboxStack(
+        [manager, readyDeadline](const QString& name) -> QWidget* {
+            auto* tabs = new TerminalTabs(QStringLiteral("workspace-") + name, [manager, name, readyDeadline]()
+                                              -> Expected<std::shared_ptr<GuestSession>> {
+                const auto workspace = manager->workspace(name);
+                if (!workspace)
+                    return makeError(tr("workspace '%1' no longer exists").arg(name));
+                return workspace->session(readyDeadline());
+            });
+            if (canExec(manager->state(name)))
+                tabs->openTerminal();
+            return tabs;
+        },
+        tr("Select a workspace"), this);
+    m_files = new PerSandboxStack(
+        [this, manager, readyDeadline](const QString& name) -> QWidget* {
+            auto* page = new WorkspaceFilesPage([manager, name, readyDeadline]()
+                                              -> Expected<std::shared_ptr<SftpClient>> {
+                const auto workspace = manager->workspace(name);
+                if (!workspace)
+                    return makeError(tr("workspace '%1' no longer exists").arg(name));
+                auto session = workspace->session(readyDeadline());
+                if (!session)
+                    return session.error();
+                auto sftp = session.value()->openSftp();
+                if (!sftp)
+                    return sftp.error();
+                // The SFTP client keeps the session (and its bridge) alive with it.
+                std::shared_ptr<GuestSession> keep = session.value();
+                SftpClient* client = sftp.value().release();
+                return std::shared_ptr<SftpClient>(client, [keep](SftpClient* c) { delete c; });
+            });
+            page->setCommandLog(m_commandLog, name); // transfers and deletes are log rows
+            return page;
+        },
+        tr("Select a workspace"), this);
+    HypervisorConnection* connection = m_connection;
+    m_consoles = new PerSandboxStack(
+        [connection](const QString& name) -> QWidget* {
+            return new SerialConsoleView(*connection, workspaceDomainName(name));
+        },
+        tr("Select a workspace"), this);
+    m_workspaceTabs->addTab(m_workspacePane, tr("&Workspace"));
+    m_workspaceTabs->addTab(m_terminals, tr("&Terminal"));
+    m_workspaceTabs->addTab(m_files, tr("&Files"));
+    m_workspaceTabs->addTab(m_consoles, tr("Serial &Console"));
+    connect(m_workspaceTabs, &QTabWidget::currentChanged, this, &MainWindow::showWorkspaceTab);
+    connect(m_workspaces, &WorkspaceManager::workspacesChanged, this, [this] {
+        // Pages of deleted workspaces go with them.
+        if (!m_workspaces->isConnected())
+            return;
+        QStringList listed;
+        for (const auto& entry : m_workspaces->workspaces())
+            listed.append(entry.record.name);
+        for (PerSandboxStack* stack : {m_terminals, m_files, m_consoles})
+            for (const QString& name : stack->sandboxes())
+                if (!listed.contains(name))
+                    stack->removeSandbox(name);
+    });
+}
+
+void MainWindow::showWorkspaceTab()
+{
+    // Pages are made when their tab is first shown for a workspace: a console attaches, a
+    // terminal connects.
+    auto* stack = qobject_cast<PerSandboxStack*>(m_workspaceTabs->currentWidget());
+    if (stack)
+        stack->showSandbox(m_currentWorkspace);
+}
+
+void MainWindow::onOperationFinished(const QString& workspace, const QString& what,
+                                     const QString& error, const QString& notice, bool warning)
+{
+    if (error.isEmpty() && warning) {
+        statusBar()->showMessage(tr("%1 of workspace '%2': %3").arg(what, workspace, notice));
+        QMessageBox::warning(this, tr("%1 Workspace").arg(what),
+                             tr("Workspace '%1' was %2").arg(workspace, notice));
+        return;
+    }
+    if (error.isEmpty()) {
+        statusBar()->showMessage(tr("%1 of workspace '%2': %3")
+                                     .arg(what, workspace, notice.isEmpty() ? tr("done") : notice),
+                                 notice.isEmpty() ? 5000 : 15000);
+        return;
+    }
+    statusBar()->showMessage(tr("%1 of workspace '%2' failed").arg(what, workspace), 8000);
+    QMessageBox::warning(this, tr("%1 Workspace").arg(what), error);
+}
+
+void MainWindow::updateActions()
+{
+    const bool running = m_runPane->isRunning();
+    const bool idle = !running && !m_closePending;
+    m_sessionModel->setRunState(running, {},
+                                running ? (m_runPane->isCancelling() ? tr("cancelling") : tr("running"))
+                                        : QString());
+    const auto& result = m_runPane->lastResult();
+    m_runAction->setEnabled(idle);
+    m_cancelAction->setEnabled(running && !m_runPane->isCancelling());
+    m_openAction->setEnabled(!m_closePending);
+    m_saveStdoutAction->setEnabled(idle && result && !result->stdoutData.isEmpty());
+    m_saveStderrAction->setEnabled(idle && result && !result->stderrData.isEmpty());
+}
+
+void MainWindow::onRunFinished(const RunResult&)
+{
+    updateActions();
+    m_connectionStatus->refreshIfDisconnected();
+    if (m_closePending) {
+        statusBar()->clearMessage();
+        // Close from the event loop, after the controller has finished emitting.
+        QTimer::singleShot(0, this, [this] {
+            m_closePending = false;
+            close();
+        });
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!m_runPane->isRunning()) {
+        event->accept();
+        return;
+    }
+    // Destroying a RunController mid-run would block until the VM is gone: cancel instead and
+    // close when finished() arrives.
+    event->ignore();
+    if (m_closePending)
+        return;
+    m_closePending = true;
+    m_runPane->cancel();
+    m_runPane->setEnabled(false);
+    statusBar()->showMessage(tr("Cleaning up… the window closes when the microVM is destroyed."));
+    updateActions();
+}
+
+void MainWindow::openScript()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Script"), QString(),
+        tr("Scripts (*.py *.sh *.bash);;Python scripts (*.py);;Shell scripts (*.sh *.bash);;"
+           "All files (*)"));
+    if (path.isEmpty())
+        return;
+    if (auto loaded = m_runPane->loadScript(path); !loaded)
+        QMessageBox::warning(this, tr("Open Script"), loaded.error().message);
+    else
+        statusBar()->showMessage(tr("Loaded %1").arg(path), 5000);
+}
+
+void MainWindow::loadExample(const Example& example)
+{
+    if (m_runPane->isRunning()) {
+        statusBar()->showMessage(tr("A run is going on; load the example when it has ended."), 5000);
+        return;
+    }
+    if (auto loaded = m_runPane->loadScript(example.script); !loaded) {
+        QMessageBox::warning(this, tr("Examples"), loaded.error().message);
+        return;
+    }
+    m_runPane->setImage(example.image);
+    m_runPane->inputFilesList()->clearFiles();
+    m_runPane->addInputFiles(example.inputFiles);
+    statusBar()->showMessage(tr("Loaded the example \"%1\" (image %2)").arg(example.title, example.image), 5000);
+}
+
+void MainWindow::saveStdout()
+{
+    if (const auto& result = m_runPane->lastResult())
+        saveBytes(result->stdoutData, tr("Save Standard Output"), QStringLiteral("stdout.txt"));
+}
+
+void MainWindow::saveStderr()
+{
+    if (const auto& result = m_runPane->lastResult())
+        saveBytes(result->stderrData, tr("Save Standard Error"), QStringLiteral("stderr.txt"));
+}
+
+void MainWindow::saveBytes(const QByteArray& bytes, const QString& title,
+                           const QString& suggestedName)
+{
+    const QString path = QFileDialog::getSaveFileName(this, title, suggestedName);
+    if (path.isEmpty())
+        return;
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+        QMessageBox::warning(this, title, tr("Cannot write %1: %2").arg(path, file.errorString()));
+        return;
+    }
+    statusBar()->showMessage(tr("Saved %1 bytes to %2").arg(bytes.size()).arg(path), 5000);
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(
+        this, tr("About Sandbox Workbench"),
+        tr("<h3>Sandbox Workbench %1</h3>"
+           "<p>Runs scripts in fresh libvirt QEMU microVMs: each run gets its own VM, which is "
+           "destroyed when the run ends.</p>"
+           "<p>Connection: %2</p>")
+            .arg(QStringLiteral(SBW_VERSION), m_connection->uri().toHtmlEscaped()));
+}
+
+} // namespace sbw

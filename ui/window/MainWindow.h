@@ -1,0 +1,150 @@
+#pragma once
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QAction;
+class QMenu;
+class QDockWidget;
+class QStackedWidget;
+class QTabWidget;
+
+namespace sbw {
+
+class AgentsPane;
+struct Example;
+class CommandLog;
+class ConnectionStatusLabel;
+class SandboxPool;
+class GraphPane;
+class HypervisorConnection;
+class McpHttpTransport;
+class McpServer;
+class PerSandboxStack;
+class PolicyGate;
+class StatsSampler;
+class RunPane;
+class SessionListModel;
+class SessionListPane;
+class WorkspaceActions;
+class WorkspaceManager;
+class WorkspacePane;
+class Workbench;
+class ApprovalQueue;
+class ApprovalQueuePane;
+struct RunResult;
+
+/// The workbench window: the session list on the left (the ephemeral run and every
+/// workspace), the selected session's panes in the middle (the run pane; or for a workspace
+/// its commands and checkpoints, terminals, file tree and serial console), the resource graphs
+/// in a dock at the bottom, menus (File, Run, Workspace, Help), a toolbar with the workspace lifecycle actions
+/// and the connection with its accelerator in the status bar.
+///
+/// Closing the window during a run cancels the run, shows "Cleaning up…" and closes once the
+/// run's VM is destroyed, without blocking the GUI thread meanwhile. Workspaces are left as
+/// they are: opening the window again finds them (reattach). The services it shows come from
+/// `workbench`, which must outlive the window.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+
+public:
+    explicit MainWindow(Workbench* workbench, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    RunPane* runPane() const { return m_runPane; }
+    WorkspacePane* workspacePane() const { return m_workspacePane; }
+    SessionListPane* sessionList() const { return m_sessionList; }
+    WorkspaceManager* workspaceManager() const { return m_workspaces; }
+    WorkspaceActions* workspaceActions() const { return m_workspaceActions; }
+    QTabWidget* workspaceTabs() const { return m_workspaceTabs; }
+    PerSandboxStack* terminals() const { return m_terminals; }
+    PerSandboxStack* files() const { return m_files; }
+    PerSandboxStack* consoles() const { return m_consoles; }
+    GraphPane* graphPane() const { return m_graphPane; }
+    /// The command log (dataDir()/command-log.sqlite); null when it cannot be opened.
+    std::shared_ptr<CommandLog> commandLog() const { return m_commandLog; }
+    /// The gate agents' actions pass: the policy of Policy::defaultPath() (agents are asked for
+    /// everything when it cannot be read), asks wait in the approval queue pane.
+    PolicyGate* actionGate() const { return m_gate; }
+    ApprovalQueue* approvalQueue() const { return m_approvals; }
+    ApprovalQueuePane* approvalPane() const { return m_approvalPane; }
+    McpServer* mcpServer() const { return m_mcpServer; }
+    AgentsPane* agentsPane() const { return m_agentsPane; }
+    ConnectionStatusLabel* connectionStatus() const { return m_connectionStatus; }
+    /// True while a close waits for the run's clean-up.
+    bool isClosePending() const { return m_closePending; }
+
+public Q_SLOTS:
+    /// Asks for a script file and loads it into the editor.
+    void openScript();
+    /// Loads an example of File ▸ Examples into the run pane: script, language, image
+    /// template and input files.
+    void loadExample(const sbw::Example& example);
+    void saveStdout();
+    void saveStderr();
+    void showAbout();
+    /// Opens the approval policy editor; a saved policy applies at once.
+    void editPolicy();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void createMenus();
+    void createToolBar();
+    QDockWidget* createApprovalDock();
+    /// The Agents dock over the workbench's MCP server (stopped until Agents ▸ MCP Server), its
+    /// toggle added to `view`. Returns the Agents menu.
+    QMenu* createAgentServer(QMenu* view);
+    void updateActions();
+    void onRunFinished(const RunResult& result);
+    void showRun();
+    void showWorkspace(const QString& name);
+    void createWorkspaceTabs();
+    void showWorkspaceTab();
+    void onOperationFinished(const QString& workspace, const QString& what, const QString& error,
+                             const QString& notice, bool warning);
+    void saveBytes(const QByteArray& bytes, const QString& title, const QString& suggestedName);
+
+    Workbench* m_workbench;
+    HypervisorConnection* m_connection;
+    /// The pre-booted microVM of ephemeral runs (Run pane and the agents' run_code).
+    std::shared_ptr<SandboxPool> m_sandboxPool;
+    WorkspaceManager* m_workspaces;
+    WorkspaceActions* m_workspaceActions;
+    SessionListModel* m_sessionModel;
+    RunPane* m_runPane;
+    WorkspacePane* m_workspacePane;
+    SessionListPane* m_sessionList;
+    QStackedWidget* m_center;
+    QTabWidget* m_workspaceTabs = nullptr;
+    PerSandboxStack* m_terminals = nullptr;
+    PerSandboxStack* m_files = nullptr;
+    PerSandboxStack* m_consoles = nullptr;
+    StatsSampler* m_sampler;
+    GraphPane* m_graphPane;
+    std::shared_ptr<CommandLog> m_commandLog;
+    ApprovalQueue* m_approvals = nullptr;
+    PolicyGate* m_gate = nullptr;
+    ApprovalQueuePane* m_approvalPane = nullptr;
+    McpServer* m_mcpServer = nullptr;
+    McpHttpTransport* m_mcpHttp = nullptr;
+    AgentsPane* m_agentsPane = nullptr;
+    QString m_currentWorkspace;
+    ConnectionStatusLabel* m_connectionStatus;
+    QAction* m_openAction = nullptr;
+    QAction* m_saveStdoutAction = nullptr;
+    QAction* m_saveStderrAction = nullptr;
+    QAction* m_quitAction = nullptr;
+    QAction* m_runAction = nullptr;
+    QAction* m_cancelAction = nullptr;
+    QAction* m_aboutAction = nullptr;
+    QAction* m_keepReadyAction = nullptr; ///< Run ▸ Keep a MicroVM Ready
+    QAction* m_refreshAction = nullptr;
+    bool m_closePending = false;
+};
+
+} // namespace sbw

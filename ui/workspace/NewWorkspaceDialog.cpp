@@ -1,0 +1,93 @@
+#include "workspace/NewWorkspaceDialog.h"
+
+#include "image/ImageTemplateBox.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+
+namespace sbw {
+
+NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
+    : QDialog(parent), m_name(new QLineEdit(this)), m_recipe(new ImageTemplateBox(this)),
+      m_vcpus(new QSpinBox(this)), m_memory(new QSpinBox(this)), m_disk(new QSpinBox(this)),
+      m_cpuShare(new QSpinBox(this)), m_network(new QComboBox(this)), m_problem(new QLabel(this)),
+      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
+{
+    setWindowTitle(tr("New Workspace"));
+    const WorkspaceSettings defaults;
+    m_name->setPlaceholderText(tr("e.g. agent-1"));
+    m_recipe->setCurrentRecipe(defaults.recipe);
+    m_vcpus->setRange(1, 16);
+    m_vcpus->setValue(defaults.vcpus);
+    m_memory->setRange(128, 65536);
+    m_memory->setSingleStep(128);
+    m_memory->setSuffix(tr(" MiB"));
+    m_memory->setValue(defaults.memoryMiB);
+    m_disk->setRange(4, 1024);
+    m_disk->setSuffix(tr(" GiB"));
+    m_disk->setValue(defaults.diskGiB);
+    m_cpuShare->setRange(0, 100 * defaults.vcpus);
+    m_cpuShare->setSuffix(tr(" %"));
+    m_cpuShare->setSpecialValueText(tr("No limit"));
+    m_cpuShare->setToolTip(tr("CPU time of all vCPUs together, in percent of one host core"));
+    m_cpuShare->setValue(defaults.cpuSharePercent);
+    connect(m_vcpus, &QSpinBox::valueChanged, this,
+            [this](int vcpus) { m_cpuShare->setMaximum(100 * vcpus); });
+    m_name->setObjectName(QStringLiteral("nameEdit"));
+    m_recipe->setObjectName(QStringLiteral("imageBox"));
+    m_vcpus->setObjectName(QStringLiteral("vcpusBox"));
+    m_memory->setObjectName(QStringLiteral("memoryBox"));
+    m_disk->setObjectName(QStringLiteral("diskBox"));
+    m_cpuShare->setObjectName(QStringLiteral("cpuShareBox"));
+    m_network->setObjectName(QStringLiteral("networkBox"));
+    m_network->addItem(tr("None (no network interface)"), workspaceNetworkName(WorkspaceNetwork::None));
+    m_network->addItem(tr("NAT (outgoing IPv4 connections and DNS)"), workspaceNetworkName(WorkspaceNetwork::Nat));
+    m_problem->setStyleSheet(QStringLiteral("color: palette(highlight);"));
+    m_problem->setWordWrap(true);
+
+    auto* form = new QFormLayout(this);
+    form->addRow(tr("&Name:"), m_name);
+    form->addRow(tr("&Image:"), m_recipe);
+    form->addRow(tr("&vCPUs:"), m_vcpus);
+    form->addRow(tr("&Memory:"), m_memory);
+    form->addRow(tr("&Disk size:"), m_disk);
+    form->addRow(tr("CPU s&hare:"), m_cpuShare);
+    form->addRow(tr("Net&work:"), m_network);
+    form->addRow(m_problem);
+    form->addRow(m_buttons);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_name, &QLineEdit::textChanged, this, &NewWorkspaceDialog::validate);
+    validate();
+}
+
+void NewWorkspaceDialog::validate()
+{
+    const auto valid = validateWorkspaceName(name());
+    m_problem->setText(name().isEmpty() || valid ? QString() : valid.error().message);
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(!name().isEmpty() && valid.ok());
+}
+
+QString NewWorkspaceDialog::name() const
+{
+    return m_name->text().trimmed();
+}
+
+WorkspaceSettings NewWorkspaceDialog::settings() const
+{
+    WorkspaceSettings settings;
+    settings.recipe = m_recipe->currentRecipe();
+    settings.vcpus = m_vcpus->value();
+    settings.memoryMiB = m_memory->value();
+    settings.diskGiB = m_disk->value();
+    settings.cpuSharePercent = m_cpuShare->value();
+    parseWorkspaceNetwork(m_network->currentData().toString(), &settings.network);
+    return settings;
+}
+
+} // namespace sbw

@@ -1,0 +1,288 @@
+#include "workspace/WorkspaceActions.h"
+
+#include "base/Async.h"
+#include "image/ImageBuildDialog.h"
+#include "log/LoggedAction.h"
+#include "workspace/NewWorkspaceDialog.h"
+#include "workspace/Workspace.h"
+#include "workspace/WorkspaceManager.h"
+
+#include <QAction>
+#include <QIcon>
+#include <QInputDialog>
+#include <QMessageBox>
+#include <QPointer>
+
+namespace sbw {
+
+WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceManager* manager,
+                                   QWidget* dialogParent)
+    : QObject(dialogParent), m_connection(connection), m_manager(manager),
+      m_dialogParent(dialogParent)
+{
+    m_new = makeAction(tr("&New Workspace…"), QStringLiteral("list-add"),
+                       QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N),
+                       tr("Create a persistent workspace (Ctrl+Shift+N)"));
+    m_start = makeAction(tr("&Start"), QStringLiteral("media-playback-start"), {},
+                         tr("Boot the workspace"));
+    m_stop =
+        makeAction(tr("S&top"), QStringLiteral("system-shutdown"), {},
+                   tr("Shut the guest down cleanly (forced off after 30 s); its disk is kept"));
+    m_pause = makeAction(tr("&Pause"), QStringLiteral("media-playback-pause"),
+                         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
+                         tr("Freeze the guest in memory (Ctrl+Shift+P)"));
+    m_resume = makeAction(tr("&Resume"), QStringLiteral("media-playback-start"),
+                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+                          tr("Let a paused guest run again and correct its clock (Ctrl+Shift+R)"));
+    m_hibernate = makeAction(tr("&Hibernate"), QStringLiteral("document-save"),
+                             QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H),
+                             tr("Save the guest's memory to disk and stop it (Ctrl+Shift+H)"));
+    m_wake = makeAction(tr("&Wake"), QStringLiteral("document-revert"), {},
+                        tr("Restore a hibernated guest where it was"));
+    m_checkpoint = makeAction(tr("&Checkpoint…"), QStringLiteral("camera-photo"),
+                              QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
+                              tr("Save disk and memory as a named checkpoint (Ctrl+Shift+K)"));
+    m_delete = makeAction(tr("&Delete Workspace…"), QStringLiteral("edit-delete"), {},
+                          tr("Delete the workspace with its disk and checkpoints"));
+
+    connect(m_new, &QAction::triggered, this, &WorkspaceActions::createWorkspace);
+    connect(m_start, &QAction::triggered, this,
+            [this] { run(tr("Start"), ActionKind::Start, {}, [](Workspace& w) { return w.start(); }); });
+    connect(m_stop, &QAction::triggered, this, &WorkspaceActions::stopWorkspace);
+    connect(m_pause, &QAction::triggered, this,
+            [this] { run(tr("Pause"), ActionKind::Pause, {}, [](Workspace& w) { return w.pause(); }); });
+    connect(m_resume, &QAction::triggered, this,
+            [this] { run(tr("Resume"), ActionKind::Resume, {}, [](Workspace& w) { return w.resume(); }); });
+    connect(m_hibernate, &QAction::triggered, this,
+            [this] { run(tr("Hibernate"), ActionKind::Hibernate, {}, [](Workspace& w) { return w.hibernate(); }); });
+    connect(m_wake, &QAction::triggered, this,
+            [this] { run(tr("Wake"), ActionKind::Wake, {}, [](Workspace& w) { return w.wake(); }); });
+    connect(m_checkpoint, &QAction::triggered, this, &WorkspaceActions::takeCheckpoint);
+    connect(m_delete, &QAction::triggered, this, &WorkspaceActions::deleteWorkspace);
+    connect(m_manager, &WorkspaceManager::stateChanged, this, &WorkspaceActions::updateEnabled);
+    connect(m_manager, &WorkspaceManager::workspacesChanged, this, &WorkspaceActions::updateEnabled);
+    connect(m_manager, &WorkspaceManager::connectedChanged, this, &WorkspaceActions::updateEnabled);
+    updateEnabled();
+}
+
+QAction* WorkspaceActions::makeAction(const QString& text, const QString& icon,
+                                      const QKeySequence& shortcut, const QString& tip)
+{
+    auto* action = new QAction(QIcon::fromTheme(icon), text, this);
+    action->setShortcut(shortcut);
+    action->setToolTip(tip);
+    action->setStatusTip(tip);
+    return action;
+}
+
+QList<QAction*> WorkspaceActions::lifecycleActions() const
+{
+    return {m_start, m_stop, m_pause, m_resume, m_hibernate, m_wake, m_checkpoint};
+}
+
+void WorkspaceActions::setCurrent(const QString& name)
+{
+    m_current = name;
+    updateEnabled();
+}
+
+void WorkspaceActions::updateEnabled()
+{
+    const bool connected = m_manager->isConnected();
+    m_new->setEnabled(connected);
+    const bool usable = connected && !m_current.isEmpty() && !m_busy.contains(m_current);
+    const WorkspaceState state = m_manager->state(m_current);
+    m_start->setEnabled(usable && canStart(state));
+    m_stop->setEnabled(usable && canStop(state));
+    m_pause->setEnabled(usable && canPause(state));
+    m_resume->setEnabled(usable && canResume(state));
+    m_hibernate->setEnabled(usable && canHibernate(state));
+    m_wake->setEnabled(usable && canWake(state));
+    m_checkpoint->setEnabled(usable && canCheckpoint(state));
+    m_delete->setEnabled(usable && canDelete(state));
+}
+
+void WorkspaceActions::setCommandLog(std::shared_ptr<CommandLog> log)
+{
+    m_log = std::move(log);
+}
+
+void WorkspaceActions::run(const QString& what, ActionKind kind, const QString& detail,
+                           std::function<Expected<void>(Workspace&)> operation, bool changesCheckpoints)
+{
+    ActionStart logged;
+    logged.sandbox = m_current;
+    logged.kind = kind;
+    logged.command = detail;
+    runTask(
+        what,
+        [operation = std::move(operation), log = m_log, logged](Workspace& workspace) {
+            LoggedAction action(log, logged);
+            auto outcome = operation(workspace);
+            action.finish(LoggedAction::endOf(outcome));
+            return Report{outcome ? QString() : outcome.error().message, {}, false};
+        },
+        changesCheckpoints);
+}
+
+void WorkspaceActions::stopWorkspace()
+{
+    ActionStart logged;
+    logged.sandbox = m_current;
+    logged.kind = ActionKind::Stop;
+    runTask(
+        tr("Stop"),
+        [log = m_log, logged](Workspace& workspace) {
+            LoggedAction action(log, logged);
+            const auto stopped = workspace.stop();
+            finishStopAction(action, stopped);
+            if (!stopped)
+                return Report{stopped.error().message, {}, false};
+            return Report{{}, stopped->summary(), stopped->forced};
+        },
+        false);
+}
+
+void WorkspaceActions::runTask(const QString& what, std::function<Report(Workspace&)> task,
+                               bool changesCheckpoints)
+{
+    const QString name = m_current;
+    const std::shared_ptr<Workspace> workspace = m_manager->workspace(name);
+    if (!workspace || m_busy.contains(name))
+        return;
+    m_busy.insert(name);
+    updateEnabled();
+    runThen(
+        this, [workspace, task = std::move(task)] { return task(*workspace); },
+        [this, name, what, changesCheckpoints](const Report& report) {
+            m_busy.remove(name);
+            m_manager->refresh();
+            updateEnabled();
+            if (changesCheckpoints)
+                Q_EMIT checkpointsChanged(name);
+            Q_EMIT operationFinished(name, what, report.error, report.notice, report.warning);
+        });
+}
+
+void WorkspaceActions::createWorkspace()
+{
+    NewWorkspaceDialog dialog(m_dialogParent);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    // A template that is not built yet is built first (with its progress in a dialog).
+    ImageBuildDialog::ensureBuilt(m_dialogParent, dialog.settings().recipe,
+                                  [this, name = dialog.name(), settings = dialog.settings()] {
+                                      create(name, settings);
+                                  });
+}
+
+void WorkspaceActions::create(const QString& name, const WorkspaceSettings& settings)
+{
+    m_busy.insert(name);
+    HypervisorConnection* connection = m_connection;
+    ActionStart logged;
+    logged.sandbox = name;
+    logged.kind = ActionKind::Create;
+    logged.command = tr("%1 vCPU(s), %2 MiB, %3 GiB disk, CPU share %4 %, network %5")
+                         .arg(settings.vcpus)
+                         .arg(settings.memoryMiB)
+                         .arg(settings.diskGiB)
+                         .arg(settings.cpuSharePercent)
+                         .arg(workspaceNetworkName(settings.network));
+    auto work = [connection, name, settings, log = m_log, logged]() -> Expected<void> {
+        LoggedAction action(log, logged);
+        auto created = Workspace::create(*connection, name, settings);
+        if (!created) {
+            action.finish(LoggedAction::endOf(Expected<void>(created.error())));
+            return created.error();
+        }
+        action.finish(ActionEnd{});
+        return {};
+    };
+    runThen(this, std::move(work), [this, name](const Expected<void>& created) {
+        m_busy.remove(name);
+        m_manager->refresh();
+        updateEnabled();
+        Q_EMIT operationFinished(name, tr("Create"), created ? QString() : created.error().message, {},
+                                 false);
+        if (created)
+            Q_EMIT workspaceCreated(name);
+    });
+}
+
+void WorkspaceActions::takeCheckpoint()
+{
+    bool ok = false;
+    const QString name = QInputDialog::getText(
+        m_dialogParent, tr("New Checkpoint"),
+        tr("Checkpoint name (letters, digits, '.', '_' and '-'):"), QLineEdit::Normal,
+        QDateTime::currentDateTimeUtc().toString(QStringLiteral("'cp-'yyyyMMdd-HHmmss")), &ok);
+    if (!ok || name.isEmpty())
+        return;
+    const QString note = QInputDialog::getMultiLineText(
+        m_dialogParent, tr("New Checkpoint"), tr("Note (what this state is):"), QString(), &ok);
+    if (!ok)
+        return;
+    run(tr("Checkpoint"), ActionKind::Checkpoint, note.isEmpty() ? name : name + QStringLiteral(": ") + note,
+        [name, note](Workspace& w) -> Expected<void> {
+            auto taken = w.checkpoint(name, note);
+            if (!taken)
+                return taken.error();
+            return {};
+        },
+        true);
+}
+
+void WorkspaceActions::revertTo(const QString& checkpoint)
+{
+    const std::shared_ptr<Workspace> workspace = m_manager->workspace(m_current);
+    if (!workspace || m_busy.contains(m_current))
+        return;
+    // revertImpact() reads snapshot metadata: a short local libvirt call.
+    auto impact = workspace->revertImpact(checkpoint);
+    if (!impact) {
+        QMessageBox::warning(m_dialogParent, tr("Revert"), impact.error().message);
+        return;
+    }
+    const auto answer = QMessageBox::question(
+        m_dialogParent, tr("Revert to Checkpoint"),
+        tr("Revert workspace '%1' to checkpoint '%2'?\n\n%3")
+            .arg(m_current, checkpoint, impact->describe()),
+        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes)
+        return;
+    run(tr("Revert"), ActionKind::Revert, checkpoint, [checkpoint](Workspace& w) { return w.revert(checkpoint); }, true);
+}
+
+void WorkspaceActions::deleteCheckpoint(const QString& checkpoint)
+{
+    if (m_current.isEmpty() || m_busy.contains(m_current))
+        return;
+    const auto answer = QMessageBox::question(
+        m_dialogParent, tr("Delete Checkpoint"),
+        tr("Delete checkpoint '%1' of workspace '%2'? Other checkpoints and the workspace's "
+           "current state are kept.")
+            .arg(checkpoint, m_current),
+        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes)
+        return;
+    run(tr("Delete checkpoint"), ActionKind::CheckpointDelete, checkpoint,
+        [checkpoint](Workspace& w) { return w.deleteCheckpoint(checkpoint); }, true);
+}
+
+void WorkspaceActions::deleteWorkspace()
+{
+    if (m_current.isEmpty())
+        return;
+    const auto answer = QMessageBox::warning(
+        m_dialogParent, tr("Delete Workspace"),
+        tr("Delete workspace '%1'?\n\nIts virtual machine is destroyed if it runs, and its "
+           "disk, memory image, checkpoints and record are deleted. This cannot be undone.")
+            .arg(m_current),
+        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes)
+        return;
+    run(tr("Delete"), ActionKind::Remove, {}, [](Workspace& w) { return w.remove(); });
+}
+
+} // namespace sbw

@@ -1,0 +1,122 @@
+#pragma once
+
+#include "action/ActionRecord.h"
+#include "base/Expected.h"
+#include "workspace/WorkspaceCheckpoint.h"
+#include "workspace/WorkspaceRecord.h"
+#include "workspace/WorkspaceState.h"
+
+#include <QObject>
+#include <QSet>
+
+#include <functional>
+#include <memory>
+
+class QAction;
+class QWidget;
+
+namespace sbw {
+
+class CommandLog;
+class HypervisorConnection;
+class Workspace;
+class WorkspaceManager;
+
+/// The lifecycle actions of the selected workspace — New, Start, Stop, Pause, Resume,
+/// Hibernate, Wake, Checkpoint, Delete — shared by the toolbar, the menus, the session list's
+/// context menu and the workspace pane. Each is enabled from the state predicates
+/// (canPause() …) of the selected workspace's libvirt state, as virt-manager does, and
+/// disabled while an operation on that workspace is in flight.
+///
+/// Operations block in libvirt or SSH, so they run on Qt's thread pool; their outcome comes
+/// back as operationFinished() on the GUI thread, and the new state arrives through the
+/// WorkspaceManager's domain events. Delete and revert ask first and say what will be lost.
+class WorkspaceActions : public QObject
+{
+    Q_OBJECT
+
+public:
+    WorkspaceActions(HypervisorConnection* connection, WorkspaceManager* manager,
+                     QWidget* dialogParent);
+
+    QAction* newAction() const { return m_new; }
+    QAction* startAction() const { return m_start; }
+    QAction* stopAction() const { return m_stop; }
+    QAction* pauseAction() const { return m_pause; }
+    QAction* resumeAction() const { return m_resume; }
+    QAction* hibernateAction() const { return m_hibernate; }
+    QAction* wakeAction() const { return m_wake; }
+    QAction* checkpointAction() const { return m_checkpoint; }
+    QAction* deleteAction() const { return m_delete; }
+    /// The lifecycle actions in toolbar order (New and Delete excluded).
+    QList<QAction*> lifecycleActions() const;
+
+    /// The workspace the actions act on; empty for none.
+    QString current() const { return m_current; }
+    bool isBusy(const QString& name) const { return m_busy.contains(name); }
+    /// Logs every operation from now on as a person's row in `log` (null: no logging).
+    void setCommandLog(std::shared_ptr<CommandLog> log);
+
+public Q_SLOTS:
+    void setCurrent(const QString& name);
+    /// Re-reads the enabled state of every action.
+    void updateEnabled();
+    /// Asks for confirmation (RevertImpact::describe()) and reverts the current workspace.
+    void revertTo(const QString& checkpoint);
+    /// Asks for confirmation and deletes one checkpoint of the current workspace.
+    void deleteCheckpoint(const QString& checkpoint);
+    /// Creates workspace `name` with `settings` (what New asks with NewWorkspaceDialog) on the
+    /// thread pool; operationFinished() and, on success, workspaceCreated() follow.
+    void create(const QString& name, const sbw::WorkspaceSettings& settings);
+
+Q_SIGNALS:
+    /// An operation ended; `error` is empty on success. `what` is e.g. "Pause". `notice` says
+    /// how it went when that matters (a stop: StopOutcome::summary()), empty otherwise;
+    /// `warning` when the person must know (a stop that forced the guest off).
+    void operationFinished(const QString& workspace, const QString& what, const QString& error,
+                           const QString& notice, bool warning);
+    /// The checkpoints of `workspace` may have changed (checkpoint, revert, delete).
+    void checkpointsChanged(const QString& workspace);
+    /// A workspace was created (it is stopped) and should be selected.
+    void workspaceCreated(const QString& workspace);
+
+private:
+    QAction* makeAction(const QString& text, const QString& icon, const QKeySequence& shortcut,
+                        const QString& tip);
+    /// Runs `operation` for the current workspace on the thread pool, logged as a `kind` row
+    /// with `detail` (checkpoint name, ...) as its command.
+    void run(const QString& what, ActionKind kind, const QString& detail,
+             std::function<Expected<void>(Workspace&)> operation, bool changesCheckpoints = false);
+    /// How an operation ended, as operationFinished() reports it.
+    struct Report
+    {
+        QString error;
+        QString notice;
+        bool warning = false;
+    };
+    /// Runs `task` (which writes its own log row) for the current workspace on the thread pool.
+    void runTask(const QString& what, std::function<Report(Workspace&)> task,
+                 bool changesCheckpoints);
+    void stopWorkspace();
+    void createWorkspace();
+    void takeCheckpoint();
+    void deleteWorkspace();
+
+    HypervisorConnection* m_connection;
+    WorkspaceManager* m_manager;
+    QWidget* m_dialogParent;
+    QString m_current;
+    QSet<QString> m_busy;
+    std::shared_ptr<CommandLog> m_log;
+    QAction* m_new;
+    QAction* m_start;
+    QAction* m_stop;
+    QAction* m_pause;
+    QAction* m_resume;
+    QAction* m_hibernate;
+    QAction* m_wake;
+    QAction* m_checkpoint;
+    QAction* m_delete;
+};
+
+} // namespace sbw

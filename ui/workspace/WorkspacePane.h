@@ -1,0 +1,84 @@
+#pragma once
+
+#include "workspace/WorkspaceCheckpoint.h"
+#include "workspace/WorkspaceExecController.h"
+
+#include <QWidget>
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTreeWidget;
+
+namespace sbw {
+
+class OutputView;
+class WorkspaceActions;
+class WorkspaceManager;
+
+/// The selected workspace: a heading with its state badge and settings, its lifecycle
+/// buttons (the shared WorkspaceActions) and Settings… (its environment variables,
+/// WorkspaceSettingsDialog), a command line whose commands run in the workspace (working
+/// folder /root) under a timeout and an output cap, with their output below it and the limit
+/// that ended one named in its status line, and the checkpoint timeline with Revert and Delete.
+class WorkspacePane : public QWidget
+{
+    Q_OBJECT
+
+public:
+    WorkspacePane(WorkspaceManager* manager, WorkspaceActions* actions, QWidget* parent = nullptr);
+
+    /// Shows workspace `name` (empty: none).
+    void setWorkspace(const QString& name);
+    QString workspace() const { return m_name; }
+
+    QLineEdit* commandLine() const { return m_command; }
+    OutputView* output() const { return m_output; }
+    QTreeWidget* checkpointList() const { return m_checkpoints; }
+    /// The timeout (0: none) and output cap per stream (MiB, 0: none) of the next commands.
+    void setCommandLimits(std::chrono::seconds timeout, qint64 outputCapMiB);
+    bool isExecRunning() const { return m_exec.isRunning(); }
+    /// Logs the commands typed here as a person's exec rows in `log`.
+    void setCommandLog(std::shared_ptr<CommandLog> log) { m_exec.setCommandLog(std::move(log), Actor{}); }
+
+public Q_SLOTS:
+    /// Runs the command line's text in the workspace.
+    void runCommand();
+    void cancelCommand();
+    /// Re-reads the checkpoint timeline (off the GUI thread).
+    void reloadCheckpoints();
+    /// Opens the Workspace Settings dialog and saves what it gives back.
+    void editSettings();
+
+Q_SIGNALS:
+    /// A command ended (for tests and the status bar).
+    void commandFinished(const sbw::WorkspaceExecOutcome& outcome);
+
+private:
+    void updateHeading();
+    void updateEnabled();
+    /// The listing of workspace `name`, or the error in place of its rows.
+    void showCheckpoints(const QString& name, const Expected<QList<CheckpointInfo>>& checkpoints);
+    void onCommandFinished(const WorkspaceExecOutcome& outcome);
+    QString selectedCheckpoint() const;
+
+    WorkspaceManager* m_manager;
+    WorkspaceActions* m_actions;
+    QString m_name;
+    QLabel* m_heading;
+    QLabel* m_details;
+    QLineEdit* m_command;
+    QPushButton* m_runButton;
+    QPushButton* m_cancelButton;
+    QSpinBox* m_timeoutBox;
+    QSpinBox* m_outputCapBox;
+    QPushButton* m_settingsButton;
+    OutputView* m_output;
+    QTreeWidget* m_checkpoints;
+    QPushButton* m_revertButton;
+    QPushButton* m_deleteCheckpointButton;
+    WorkspaceExecController m_exec;
+};
+
+} // namespace sbw
