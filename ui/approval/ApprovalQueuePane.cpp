@@ -5,6 +5,7 @@
 #include "base/Async.h"
 #include "base/VisibleText.h"
 #include "run/RunInputFiles.h"
+#include "widgets/MonospaceFont.h"
 
 #include <QAction>
 #include <QApplication>
@@ -107,7 +108,7 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     // Long commands wrap in a narrow dock rather than widen it.
     m_detail->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_detail->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
-    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_detail->setFont(monospaceFont());
     m_reason->setPlaceholderText(tr("Reason for a denial (returned to the agent)"));
     m_reason->setClearButtonEnabled(true);
     m_approve->setToolTip(tr("Approve the selected action (Ctrl+Return)"));
@@ -191,7 +192,7 @@ void ApprovalQueuePane::editCurrent()
     QDialog dialog(this);
     dialog.setWindowTitle(content ? tr("Edit the new content") : tr("Edit the command"));
     auto* editor = new QPlainTextEdit(&dialog);
-    editor->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    editor->setFont(monospaceFont());
     editor->setPlainText(content ? QString::fromUtf8(pending->request.content) : pending->request.command);
     auto* box = new QDialogButtonBox(QDialogButtonBox::Cancel, &dialog);
     box->addButton(tr("Approve Edited"), QDialogButtonBox::AcceptRole);

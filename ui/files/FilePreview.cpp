@@ -2,8 +2,8 @@
 
 #include "base/GuestTextDecoder.h"
 #include "base/VisibleText.h"
+#include "widgets/MonospaceFont.h"
 
-#include <QFontDatabase>
 #include <QLabel>
 #include <QPainter>
 #include <QPlainTextEdit>
@@ -104,7 +104,7 @@ FilePreview::FilePreview(const QString& name, const QByteArray& bytes, QWidget* 
         text->setObjectName(QStringLiteral("textPreview"));
         text->setReadOnly(true);
         text->setLineWrapMode(QPlainTextEdit::NoWrap);
-        text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+        text->setFont(monospaceFont());
         text->setPlainText(visibleText(bytes));
         layout->addWidget(text, 1);
     }

@@ -5,12 +5,12 @@
 #include "base/VisibleText.h"
 #include "log/CommandLogExport.h"
 #include "log/CommandLogModel.h"
+#include "widgets/MonospaceFont.h"
 
 #include <QAction>
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -101,7 +101,7 @@ CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
 
     m_detail->setReadOnly(true);
     m_detail->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_detail->setFont(monospaceFont());
     m_detail->setPlaceholderText(tr("Select a row to see its whole command and output."));
 
     auto* splitter = new QSplitter(Qt::Vertical, this);

@@ -12,6 +12,7 @@
 #include "run/RunLimitsEditor.h"
 #include "run/RunSandboxPage.h"
 #include "terminal/TerminalTabs.h"
+#include "widgets/MonospaceFont.h"
 #include "widgets/OutputView.h"
 #include "widgets/RunStatusText.h"
 
@@ -22,7 +23,6 @@
 #include <QScrollArea>
 #include <QFile>
 #include <QFileInfo>
-#include <QFontDatabase>
 #include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -154,7 +154,7 @@ void RunPane::buildLayout()
     // Script editor.
     m_editor = new QPlainTextEdit(this);
     m_editor->setObjectName(QStringLiteral("scriptEditor"));
-    const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    const QFont fixed = monospaceFont();
     m_editor->setFont(fixed);
     m_editor->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_editor->setTabStopDistance(4 * QFontMetricsF(fixed).horizontalAdvance(QLatin1Char(' ')));

@@ -1,10 +1,10 @@
 #include "terminal/TerminalWidget.h"
 
 #include "terminal/TerminalText.h"
+#include "widgets/MonospaceFont.h"
 
 #include <QApplication>
 #include <QClipboard>
-#include <QFontDatabase>
 #include <QFontMetrics>
 #include <QFontMetricsF>
 #include <QGuiApplication>
@@ -59,9 +59,7 @@ int vtermModifiers(Qt::KeyboardModifiers modifiers)
 TerminalWidget::TerminalWidget(QWidget* parent)
     : QAbstractScrollArea(parent), m_screen(kDefaultCols, kDefaultRows)
 {
-    QFont base = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    base.setStyleHint(QFont::TypeWriter);
-    base.setKerning(false);
+    QFont base = monospaceFont();
     const QFontMetrics metrics(base);
     m_cell = QSize(std::max(1, metrics.horizontalAdvance(QLatin1Char('M'))),
                    std::max(1, metrics.height()));

@@ -1,9 +1,9 @@
 #include "widgets/OutputView.h"
 
 #include "base/VisibleText.h"
+#include "widgets/MonospaceFont.h"
 
 #include <QEvent>
-#include <QFontDatabase>
 #include <QScrollBar>
 #include <QTextBlock>
 #include <QTextCursor>
@@ -28,7 +28,7 @@ OutputView::OutputView(QWidget* parent) : QPlainTextEdit(parent)
     setReadOnly(true);
     setUndoRedoEnabled(false);
     setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
-    setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    setFont(monospaceFont());
     setPlaceholderText(tr("Output of the script appears here."));
     // A safety net behind our own line cap, which stops appending first.
     setMaximumBlockCount(m_maxLines + 16);
