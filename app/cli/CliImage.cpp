@@ -105,8 +105,8 @@ int build(const QString& nameOrPath)
     QObject::connect(&builder, &ImageBuilder::line, [](const QString& text) {
         std::fprintf(stderr, "%s\n", qPrintable(text));
     });
-    QObject::connect(&builder, &ImageBuilder::finished, [&status](bool ok, const QString& error) {
-        status = ok ? 0 : fail(QStringLiteral("image build failed: ") + error);
+    QObject::connect(&builder, &ImageBuilder::finished, [&status](const Expected<void>& result) {
+        status = result ? 0 : fail(QStringLiteral("image build failed: ") + result.error().message);
         QCoreApplication::exit(status);
     });
     builder.start(recipe.value());

@@ -75,7 +75,7 @@ QByteArray CliStats::table(const StatsTick& tick)
             {QStringLiteral("CPU %"), QStringLiteral("MEM MiB"), QStringLiteral("RD KiB/s"),
              QStringLiteral("WR KiB/s"), QStringLiteral("RX KiB/s"), QStringLiteral("TX KiB/s")});
     for (const SandboxSample& s : tick.sandboxes)
-        out += row(s.name, stateName(s.state),
+        out += row(s.name, domainStateName(s.state),
                    {cell(s.cpuPercent), cell(s.memoryUsedMiB), cell(s.diskReadBytesPerSec, 1024),
                     cell(s.diskWriteBytesPerSec, 1024), cell(s.netRxBytesPerSec, 1024),
                     cell(s.netTxBytesPerSec, 1024)});
@@ -95,7 +95,7 @@ QByteArray CliStats::json(const StatsTick& tick)
         sandboxes.append(QJsonObject{
             {QStringLiteral("name"), s.name},
             {QStringLiteral("uuid"), s.uuid},
-            {QStringLiteral("state"), stateName(s.state)},
+            {QStringLiteral("state"), domainStateName(s.state)},
             {QStringLiteral("vcpus"), s.vcpus},
             {QStringLiteral("cpu_percent"), number(s.cpuPercent, 2)},
             {QStringLiteral("memory_used_mib"), number(s.memoryUsedMiB, 2)},

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "base/TerminationSignals.h"
-#include "stats/StatsRecord.h"
+#include "stats/StatsSample.h"
 
 #include <QObject>
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "action/ActionRecord.h"
+#include "action/InputFile.h"
 
 #include <QByteArray>
 #include <QList>
@@ -13,13 +14,6 @@
 #include <optional>
 
 namespace sbw {
-
-/// A file that a run request takes into its microVM, as a person approving it sees it.
-struct ActionInputFile
-{
-    QString name;    ///< name in the run's working folder
-    qint64 size = 0; ///< bytes
-};
 
 /// Lets whoever asked for an action take the request back while it waits for a person (an
 /// agent that cancelled its call or went away): a queue holding the request drops it, and the
@@ -61,7 +55,7 @@ struct ActionRequest
     QStringList environment;
     QString path;        ///< file actions: the guest path
     QByteArray content;  ///< file write: the new content (the approval queue diffs it)
-    QList<ActionInputFile> inputFiles; ///< run: files placed in its working folder first
+    QList<InputFile> inputFiles;       ///< run: files placed in its working folder first
     /// Set by an asker that may take the request back (MCP calls); null: it cannot.
     QPointer<ActionWithdrawal> withdrawal;
 };

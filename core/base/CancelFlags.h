@@ -1,8 +1,8 @@
 #pragma once
 
-#include <array>
+#include <QVarLengthArray>
+
 #include <atomic>
-#include <cassert>
 
 namespace sbw {
 
@@ -12,7 +12,7 @@ namespace sbw {
 /// signal handler sets one (request_stop() is not async-signal-safe). They are read by the loop
 /// that already wakes for the operation (the guest session's I/O loop, the SSH handshake), so
 /// no thread exists only to watch them. A copy reads the same flags; each must outlive the
-/// operation.
+/// operation. Up to four are held inline; more are kept too.
 class CancelFlags
 {
 public:
@@ -20,32 +20,25 @@ public:
     /// One flag; null: nothing cancels.
     CancelFlags(const std::atomic_bool* flag) { add(flag); }
 
-    /// Adds `flag` (ignored when null). Holds at most three.
+    /// Adds `flag` (ignored when null).
     void add(const std::atomic_bool* flag)
     {
-        if (!flag)
-            return;
-        for (const std::atomic_bool*& slot : m_flags) {
-            if (!slot) {
-                slot = flag;
-                return;
-            }
-        }
-        assert(!"CancelFlags holds at most three flags");
+        if (flag)
+            m_flags.append(flag);
     }
 
     /// Whether any flag is set.
     bool requested() const
     {
         for (const std::atomic_bool* flag : m_flags) {
-            if (flag && flag->load())
+            if (flag->load())
                 return true;
         }
         return false;
     }
 
 private:
-    std::array<const std::atomic_bool*, 3> m_flags{};
+    QVarLengthArray<const std::atomic_bool*, 4> m_flags;
 };
 
 } // namespace sbw

@@ -2,7 +2,7 @@
 
 #include "base/Logging.h"
 #include "guest/ClientKey.h"
-#include "guest/SessionLoop.h"
+#include "guest/SshSessionThread.h"
 #include "guest/SftpClient.h"
 #include "guest/ShellChannel.h"
 
@@ -60,7 +60,7 @@ struct SessionGuard
 
 /// One command on its own channel, stepped by the session's I/O thread: open, exec request,
 /// stdin within the peer's window, EOF, then output until the channel closes.
-class ExecJob : public SessionLoop::Job
+class ExecJob : public SshSessionThread::Job
 {
 public:
     ExecJob(ExecRequest request, QByteArray pidFile, std::function<void(const QByteArray&)> kill,
@@ -293,10 +293,10 @@ Expected<std::unique_ptr<GuestSession>> GuestSession::connect(int fd, const Clie
     qCDebug(lcChannel) << "SSH connect phases (ms since the channel opened): banner" << bannerMs
                        << "key exchange done" << keyExchangeMs << "logged in" << phases.elapsed();
     guard.session = nullptr;
-    return std::unique_ptr<GuestSession>(new GuestSession(std::make_shared<SessionLoop>(session)));
+    return std::unique_ptr<GuestSession>(new GuestSession(std::make_shared<SshSessionThread>(session)));
 }
 
-GuestSession::GuestSession(std::shared_ptr<SessionLoop> loop) : m_loop(std::move(loop)) {}
+GuestSession::GuestSession(std::shared_ptr<SshSessionThread> loop) : m_loop(std::move(loop)) {}
 
 GuestSession::~GuestSession()
 {

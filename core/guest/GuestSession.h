@@ -15,7 +15,7 @@
 namespace sbw {
 
 class ClientKey;
-class SessionLoop;
+class SshSessionThread;
 class SftpClient;
 class ShellChannel;
 
@@ -46,10 +46,10 @@ struct ExecStatus
 };
 
 /// A long-lived libssh client session to a guest's sshd over a file descriptor (one end of a
-/// ChannelBridge). One session multiplexes all channels of a sandbox; a fresh session costs
+/// VirtioSerialBridge). One session multiplexes all channels of a sandbox; a fresh session costs
 /// about a second under TCG, a channel on an open one about 0.1 s (see ARCHITECTURE.md).
 ///
-/// One I/O thread owns the libssh session (see SessionLoop) and serves every channel at once:
+/// One I/O thread owns the libssh session (see SshSessionThread) and serves every channel at once:
 /// exec() from several threads, ShellChannel PTYs and SftpClient transfers run concurrently.
 ///
 /// Thread-safety: every member is thread-safe. exec() and SftpClient calls block their caller,
@@ -58,7 +58,7 @@ class GuestSession
 {
 public:
     /// What the guest's sshd sends first (RFC 4253 version exchange): the greeting that a
-    /// channel to it waits for before the client speaks (ChannelBridge::open).
+    /// channel to it waits for before the client speaks (VirtioSerialBridge::open).
     static inline const QByteArray kServerGreeting = QByteArrayLiteral("SSH-2.0-");
 
     /// Performs the SSH handshake on `fd` (taking ownership), checks that the guest's host key
@@ -99,10 +99,10 @@ public:
     Expected<std::unique_ptr<SftpClient>> openSftp();
 
 private:
-    explicit GuestSession(std::shared_ptr<SessionLoop> loop);
+    explicit GuestSession(std::shared_ptr<SshSessionThread> loop);
     void startExec(ExecRequest request, std::function<void(Expected<ExecStatus>)> done);
 
-    std::shared_ptr<SessionLoop> m_loop;
+    std::shared_ptr<SshSessionThread> m_loop;
     std::atomic<quint64> m_nextExecId{1};
 };
 

@@ -1,6 +1,6 @@
 #include "guest/SftpClient.h"
 
-#include "guest/SessionLoop.h"
+#include "guest/SshSessionThread.h"
 
 #include <QDir>
 #include <QFile>
@@ -284,7 +284,7 @@ struct SftpClient::Shared
 };
 
 /// Opens the SFTP channel, keeps it while the client lives and frees it on the I/O thread.
-class SftpClient::SessionJob : public SessionLoop::Job
+class SftpClient::SessionJob : public SshSessionThread::Job
 {
 public:
     explicit SessionJob(std::shared_ptr<Shared> shared) : m_shared(std::move(shared)) {}
@@ -344,7 +344,7 @@ private:
 };
 
 /// One client call: its step function runs on the I/O thread until it yields a result.
-template <typename T> class SftpClient::Call : public SessionLoop::Job
+template <typename T> class SftpClient::Call : public SshSessionThread::Job
 {
 public:
     using StepFunction = std::function<std::optional<Expected<T>>(sftp_session)>;
@@ -387,7 +387,7 @@ Expected<T> SftpClient::run(std::function<std::optional<Expected<T>>(sftp_sessio
     return result.get();
 }
 
-Expected<std::unique_ptr<SftpClient>> SftpClient::open(std::shared_ptr<SessionLoop> loop)
+Expected<std::unique_ptr<SftpClient>> SftpClient::open(std::shared_ptr<SshSessionThread> loop)
 {
     auto shared = std::make_shared<Shared>();
     auto job = std::make_shared<SessionJob>(shared);
@@ -398,7 +398,7 @@ Expected<std::unique_ptr<SftpClient>> SftpClient::open(std::shared_ptr<SessionLo
     return std::unique_ptr<SftpClient>(new SftpClient(std::move(loop), std::move(shared)));
 }
 
-SftpClient::SftpClient(std::shared_ptr<SessionLoop> loop, std::shared_ptr<Shared> shared)
+SftpClient::SftpClient(std::shared_ptr<SshSessionThread> loop, std::shared_ptr<Shared> shared)
     : m_loop(std::move(loop)), m_shared(std::move(shared))
 {}
 

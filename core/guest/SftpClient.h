@@ -14,7 +14,7 @@ struct sftp_session_struct;
 
 namespace sbw {
 
-class SessionLoop;
+class SshSessionThread;
 
 /// One entry of a guest folder, as the guest's SFTP server (OpenSSH, protocol 3) reports it.
 struct SftpEntry
@@ -104,10 +104,10 @@ private:
     template <typename T>
     Expected<T> run(std::function<std::optional<Expected<T>>(sftp_session_struct*)> step);
 
-    static Expected<std::unique_ptr<SftpClient>> open(std::shared_ptr<SessionLoop> loop);
-    SftpClient(std::shared_ptr<SessionLoop> loop, std::shared_ptr<Shared> shared);
+    static Expected<std::unique_ptr<SftpClient>> open(std::shared_ptr<SshSessionThread> loop);
+    SftpClient(std::shared_ptr<SshSessionThread> loop, std::shared_ptr<Shared> shared);
 
-    std::shared_ptr<SessionLoop> m_loop;
+    std::shared_ptr<SshSessionThread> m_loop;
     std::shared_ptr<Shared> m_shared;
 };
 

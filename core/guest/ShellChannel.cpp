@@ -1,6 +1,6 @@
 #include "guest/ShellChannel.h"
 
-#include "guest/SessionLoop.h"
+#include "guest/SshSessionThread.h"
 
 #include <algorithm>
 #include <libssh/callbacks.h>
@@ -41,7 +41,7 @@ struct ShellChannel::Shared
 
 /// The channel on the I/O thread: open, pty-req, shell, then input, resizes and output until
 /// either side closes it.
-class ShellChannel::Job : public SessionLoop::Job
+class ShellChannel::Job : public SshSessionThread::Job
 {
 public:
     Job(std::shared_ptr<Shared> shared, int cols, int rows, QByteArray term)
@@ -194,7 +194,7 @@ private:
     bool m_remoteClosed = false;
 };
 
-ShellChannel::ShellChannel(std::shared_ptr<SessionLoop> loop, int cols, int rows,
+ShellChannel::ShellChannel(std::shared_ptr<SshSessionThread> loop, int cols, int rows,
                            const QByteArray& term)
     : m_loop(std::move(loop)), m_shared(std::make_shared<Shared>())
 {

@@ -8,7 +8,7 @@
 
 namespace sbw {
 
-class SessionLoop;
+class SshSessionThread;
 
 /// An interactive login shell on a pseudo-terminal in the guest: one SSH "session" channel with
 /// a "pty-req" and a "shell" request, multiplexed with every other channel of the sandbox's
@@ -55,13 +55,13 @@ Q_SIGNALS:
 
 private:
     friend class GuestSession;
-    ShellChannel(std::shared_ptr<SessionLoop> loop, int cols, int rows, const QByteArray& term);
+    ShellChannel(std::shared_ptr<SshSessionThread> loop, int cols, int rows, const QByteArray& term);
 
     struct Shared;
     class Job;
     void deliver();
 
-    std::shared_ptr<SessionLoop> m_loop;
+    std::shared_ptr<SshSessionThread> m_loop;
     std::shared_ptr<Shared> m_shared;
     bool m_open = false;
     bool m_closed = false;

@@ -37,19 +37,19 @@ ImageBuilder::ImageBuilder(QObject* parent) : QObject(parent)
             Q_EMIT line(QString::fromUtf8(m_pending));
             m_pending.clear();
         }
-        const bool ok = status == QProcess::NormalExit && exitCode == 0;
-        QString error;
-        if (!ok) {
-            error = !m_lastError.isEmpty() ? m_lastError
-                    : status == QProcess::CrashExit
-                        ? QStringLiteral("the image builder was killed")
-                        : QStringLiteral("the image builder failed with exit status %1").arg(exitCode);
+        if (status == QProcess::NormalExit && exitCode == 0) {
+            Q_EMIT finished({});
+            return;
         }
-        Q_EMIT finished(ok, error);
+        Q_EMIT finished(makeError(
+            !m_lastError.isEmpty() ? m_lastError
+            : status == QProcess::CrashExit
+                ? QStringLiteral("the image builder was killed")
+                : QStringLiteral("the image builder failed with exit status %1").arg(exitCode)));
     });
     connect(&m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
         if (error == QProcess::FailedToStart)
-            Q_EMIT finished(false, QStringLiteral("cannot start %1: %2").arg(builderScript(), m_process.errorString()));
+            Q_EMIT finished(makeError(QStringLiteral("cannot start %1: %2").arg(builderScript(), m_process.errorString())));
     });
 }
 
@@ -67,7 +67,7 @@ ImageBuilder::~ImageBuilder()
 void ImageBuilder::start(const ImageRecipe& recipe)
 {
     if (isRunning()) {
-        Q_EMIT finished(false, QStringLiteral("an image is already being built"));
+        Q_EMIT finished(makeError(QStringLiteral("an image is already being built")));
         return;
     }
     m_pending.clear();

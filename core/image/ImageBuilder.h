@@ -45,8 +45,8 @@ Q_SIGNALS:
     /// One line the builder printed (stdout or stderr), without the line end, e.g.
     /// "[1/5] bootstrapping root filesystem (mmdebstrap, root mode)…".
     void line(const QString& text);
-    /// The build ended. `error` is the builder's last error line, or why it could not start.
-    void finished(bool ok, const QString& error);
+    /// The build ended. Its error is the builder's last error line, or why it could not start.
+    void finished(const sbw::Expected<void>& result);
 
 private:
     void readLines();

@@ -37,7 +37,7 @@ std::optional<QByteArray> decodeBase64(const QString& text)
     return *decoded;
 }
 
-Expected<RunInputFile> parseEntry(const QJsonValue& value, int index)
+Expected<InputFile> parseEntry(const QJsonValue& value, int index)
 {
     const QString entry = QStringLiteral("files[%1]").arg(index);
     if (!value.isObject())
@@ -48,7 +48,7 @@ Expected<RunInputFile> parseEntry(const QJsonValue& value, int index)
         return makeError(QStringLiteral("%1.path is required").arg(entry));
     if (!path.isString())
         return makeError(QStringLiteral("%1.path must be a string").arg(entry));
-    RunInputFile file;
+    InputFile file;
     file.name = path.toString();
     if (file.name.isEmpty())
         return makeError(QStringLiteral("%1.path must not be empty").arg(entry));
@@ -71,6 +71,7 @@ Expected<RunInputFile> parseEntry(const QJsonValue& value, int index)
         if (!text.isString())
             return makeError(QStringLiteral("%1.text must be a string").arg(entry));
         file.content = text.toString().toUtf8();
+        file.size = file.content.size();
         return file;
     }
     if (!base64.isString())
@@ -79,6 +80,7 @@ Expected<RunInputFile> parseEntry(const QJsonValue& value, int index)
     if (!decoded)
         return makeError(QStringLiteral("%1.content_base64 is not valid base64").arg(entry));
     file.content = std::move(*decoded);
+    file.size = file.content.size();
     return file;
 }
 
@@ -101,10 +103,10 @@ QJsonObject runInputFilesSchema()
                  .arg(kMaxInputFiles)}};
 }
 
-Expected<QList<RunInputFile>> parseRunInputFiles(const QJsonValue& files)
+Expected<QList<InputFile>> parseRunInputFiles(const QJsonValue& files)
 {
     if (files.isUndefined() || files.isNull())
-        return QList<RunInputFile>();
+        return QList<InputFile>();
     if (!files.isArray())
         return makeError(QStringLiteral("files must be an array of {path, content_base64} or {path, text} objects"));
     const QJsonArray array = files.toArray();
@@ -112,7 +114,7 @@ Expected<QList<RunInputFile>> parseRunInputFiles(const QJsonValue& files)
         return makeError(QStringLiteral("files has %1 entries; run_code takes up to %2 files")
                              .arg(array.size())
                              .arg(kMaxInputFiles));
-    QList<RunInputFile> parsed;
+    QList<InputFile> parsed;
     QHash<QString, int> indexOfName;
     qint64 total = 0;
     for (int i = 0; i < array.size(); ++i) {
@@ -135,18 +137,10 @@ Expected<QList<RunInputFile>> parseRunInputFiles(const QJsonValue& files)
     return parsed;
 }
 
-QList<ActionInputFile> describeRunInputFiles(const QList<RunInputFile>& files)
-{
-    QList<ActionInputFile> described;
-    for (const RunInputFile& file : files)
-        described.append({file.name, file.content.size()});
-    return described;
-}
-
-Expected<QStringList> stageRunInputFiles(const QList<RunInputFile>& files, const QString& folder)
+Expected<QStringList> stageRunInputFiles(const QList<InputFile>& files, const QString& folder)
 {
     QStringList paths;
-    for (const RunInputFile& file : files) {
+    for (const InputFile& file : files) {
         const QString path = folder + QLatin1Char('/') + file.name;
         QFile out(path);
         if (!out.open(QIODevice::WriteOnly) || out.write(file.content) != file.content.size() || !out.flush())

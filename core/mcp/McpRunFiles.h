@@ -1,6 +1,6 @@
 #pragma once
 
-#include "action/ActionGate.h"
+#include "action/InputFile.h"
 #include "base/Expected.h"
 #include "mcp/McpResources.h"
 #include "run/RunArtifacts.h"
@@ -14,13 +14,6 @@
 #include <QStringList>
 
 namespace sbw::mcp {
-
-/// A file an agent gives run_code (its `files` argument), decoded.
-struct RunInputFile
-{
-    QString name;       ///< its name in the run's working folder /root/run
-    QByteArray content; ///< the bytes to place there
-};
 
 /// How much run_code takes in: at most kMaxInputFiles files and kMaxInputBytes (decoded) bytes
 /// together, since they arrive in one JSON message.
@@ -46,14 +39,11 @@ QJsonObject runInputFilesSchema();
 /// ../x must be a plain file name (no folders, no . or ..)", "files[0] and files[2] are both
 /// named data.csv; give each file its own name", "the input files hold more than
 /// run_code takes: up to 16.0 MiB (16777216 bytes) together".
-Expected<QList<RunInputFile>> parseRunInputFiles(const QJsonValue& files);
-
-/// Names and sizes of `files`, for the approval request.
-QList<ActionInputFile> describeRunInputFiles(const QList<RunInputFile>& files);
+Expected<QList<InputFile>> parseRunInputFiles(const QJsonValue& files);
 
 /// Writes `files` into the existing host folder `folder` under their names and returns their
 /// paths, for RunOptions::inputFiles. Error: "cannot stage input file NAME on the host: REASON".
-Expected<QStringList> stageRunInputFiles(const QList<RunInputFile>& files, const QString& folder);
+Expected<QStringList> stageRunInputFiles(const QList<InputFile>& files, const QString& folder);
 
 /// JSON Schema of one entry of run_code's `artifacts` result.
 QJsonObject runArtifactSchema();

@@ -57,6 +57,38 @@ ActionEnd endAfterCancel(ActionEnd end, const QString& why)
     return end;
 }
 
+/// Whether `message` is a JSON-RPC 2.0 request or notification to act on. When it is not,
+/// answers what deserves an answer (garbage with an id, a batch, a bad id or version) and
+/// drops the rest (responses to requests this server never sends).
+bool wellFormed(const QJsonValue& message, const McpServer::Reply& reply)
+{
+    const QJsonObject object = message.toObject();
+    const QJsonValue id = object.value(QLatin1String("id"));
+    const bool request = isRequest(message);
+    if (!request && !isNotification(message)) {
+        if (message.isObject() &&
+            (object.contains(QLatin1String("result")) || object.contains(QLatin1String("error"))))
+            return false;
+        if (message.isArray())
+            reply(errorMessage(QJsonValue::Null, kInvalidRequest,
+                               QStringLiteral("batches are not supported")));
+        else
+            reply(errorMessage(id, kInvalidRequest, QStringLiteral("not a JSON-RPC 2.0 request")));
+        return false;
+    }
+    if (object.value(QLatin1String("jsonrpc")).toString() != QLatin1String("2.0")) {
+        if (request)
+            reply(errorMessage(id, kInvalidRequest, QStringLiteral("jsonrpc must be \"2.0\"")));
+        return false;
+    }
+    if (request && !(id.isString() || id.isDouble())) {
+        reply(errorMessage(QJsonValue::Null, kInvalidRequest,
+                           QStringLiteral("id must be a string or a number")));
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 McpToolResult McpToolResult::failure(const QString& message, Outcome outcome)
@@ -175,58 +207,46 @@ QList<McpClientInfo> McpServer::clients() const
 
 void McpServer::handle(const QString& sessionId, const QJsonValue& message, const Reply& reply)
 {
+    if (!wellFormed(message, reply))
+        return;
     const QJsonObject object = message.toObject();
     const QJsonValue id = object.value(QLatin1String("id"));
     const bool request = isRequest(message);
-    if (!request && !isNotification(message)) {
-        // Responses to requests we never send, or garbage: answer garbage when it has an id.
-        if (message.isObject() &&
-            (object.contains(QLatin1String("result")) || object.contains(QLatin1String("error"))))
-            return;
-        if (message.isArray())
-            reply(errorMessage(QJsonValue::Null, kInvalidRequest,
-                               QStringLiteral("batches are not supported")));
-        else
-            reply(errorMessage(id, kInvalidRequest, QStringLiteral("not a JSON-RPC 2.0 request")));
-        return;
-    }
-    if (object.value(QLatin1String("jsonrpc")).toString() != QLatin1String("2.0")) {
-        if (request)
-            reply(errorMessage(id, kInvalidRequest, QStringLiteral("jsonrpc must be \"2.0\"")));
-        return;
-    }
-    if (request && !(id.isString() || id.isDouble())) {
-        reply(errorMessage(QJsonValue::Null, kInvalidRequest,
-                           QStringLiteral("id must be a string or a number")));
-        return;
-    }
     auto found = m_sessions.find(sessionId);
     if (found == m_sessions.end()) {
         if (request)
             reply(errorMessage(id, kInvalidRequest, QStringLiteral("unknown session")));
         return;
     }
-    Session& session = found->second;
     const QString method = object.value(QLatin1String("method")).toString();
-    const QJsonValue paramsValue = object.value(QLatin1String("params"));
-    if (!paramsValue.isUndefined() && !paramsValue.isObject()) {
+    const QJsonValue params = object.value(QLatin1String("params"));
+    if (!params.isUndefined() && !params.isObject()) {
         if (request)
             reply(errorMessage(id, kInvalidParams, QStringLiteral("params must be an object")));
         return;
     }
-    const QJsonObject params = paramsValue.toObject();
+    if (request)
+        handleRequest(found->second, id, method, params.toObject(), reply);
+    else
+        handleNotification(sessionId, found->second, method, params.toObject());
+}
 
-    if (method == QLatin1String("notifications/cancelled") && !request) {
-        const QString reason = params.value(QLatin1String("reason")).toString();
-        QString why = QStringLiteral("cancelled by the client (agent %1)").arg(session.info.name);
-        if (!reason.isEmpty())
-            why += QStringLiteral(": ") + reason;
-        cancelRequest(sessionId, params.value(QLatin1String("requestId")), why);
+void McpServer::handleNotification(const QString& sessionId, const Session& session,
+                                   const QString& method, const QJsonObject& params)
+{
+    // notifications/initialized and the others need nothing.
+    if (method != QLatin1String("notifications/cancelled"))
         return;
-    }
-    if (!request)
-        return; // notifications/initialized, …: nothing to answer
+    const QString reason = params.value(QLatin1String("reason")).toString();
+    QString why = QStringLiteral("cancelled by the client (agent %1)").arg(session.info.name);
+    if (!reason.isEmpty())
+        why += QStringLiteral(": ") + reason;
+    cancelRequest(sessionId, params.value(QLatin1String("requestId")), why);
+}
 
+void McpServer::handleRequest(Session& session, const QJsonValue& id, const QString& method,
+                              const QJsonObject& params, const Reply& reply)
+{
     if (method == QLatin1String("ping")) {
         reply(resultMessage(id, {}));
         return;
@@ -253,34 +273,30 @@ void McpServer::handle(const QString& sessionId, const QJsonValue& message, cons
         for (const McpTool& tool : std::as_const(m_tools))
             list.append(tool.definition());
         reply(resultMessage(id, {{QStringLiteral("tools"), list}}));
-        return;
-    }
-    if (method == QLatin1String("tools/call")) {
+    } else if (method == QLatin1String("tools/call")) {
         callTool(session, id, params, reply);
-        return;
-    }
-    if (method == QLatin1String("resources/list")) {
-        const QJsonValue cursor = params.value(QLatin1String("cursor"));
-        if (!cursor.isUndefined() && !cursor.isString()) {
-            reply(
-                errorMessage(id, kInvalidParams, QStringLiteral("params.cursor must be a string")));
-            return;
-        }
-        auto page = m_resources.page(cursor.isString() ? std::optional<QString>(cursor.toString())
-                                                       : std::nullopt);
-        reply(page ? resultMessage(id, page.value())
-                   : errorMessage(id, kInvalidParams, page.error().message));
-        return;
-    }
-    if (method == QLatin1String("resources/templates/list")) {
+    } else if (method == QLatin1String("resources/list")) {
+        listResources(id, params, reply);
+    } else if (method == QLatin1String("resources/templates/list")) {
         reply(resultMessage(id, {{QStringLiteral("resourceTemplates"), QJsonArray()}}));
-        return;
-    }
-    if (method == QLatin1String("resources/read")) {
+    } else if (method == QLatin1String("resources/read")) {
         readResource(id, params, reply);
+    } else {
+        reply(errorMessage(id, kMethodNotFound, QStringLiteral("unknown method: %1").arg(method)));
+    }
+}
+
+void McpServer::listResources(const QJsonValue& id, const QJsonObject& params, const Reply& reply)
+{
+    const QJsonValue cursor = params.value(QLatin1String("cursor"));
+    if (!cursor.isUndefined() && !cursor.isString()) {
+        reply(errorMessage(id, kInvalidParams, QStringLiteral("params.cursor must be a string")));
         return;
     }
-    reply(errorMessage(id, kMethodNotFound, QStringLiteral("unknown method: %1").arg(method)));
+    auto page = m_resources.page(cursor.isString() ? std::optional<QString>(cursor.toString())
+                                                   : std::nullopt);
+    reply(page ? resultMessage(id, page.value())
+               : errorMessage(id, kInvalidParams, page.error().message));
 }
 
 Expected<QJsonObject> McpServer::initialize(Session& session, const QJsonObject& params)
@@ -434,7 +450,7 @@ void McpServer::runAllowed(quint64 number, const McpTool& tool, const McpCall& a
     if (!call.request.inputFiles.isEmpty()) {
         // A comment line in Python and sh alike, so the row's command is still the script.
         QStringList names;
-        for (const ActionInputFile& file : std::as_const(call.request.inputFiles))
+        for (const InputFile& file : std::as_const(call.request.inputFiles))
             names << file.name;
         if (!start.command.endsWith(QLatin1Char('\n')))
             start.command += QLatin1Char('\n');

@@ -128,6 +128,10 @@ private:
         QPointer<ActionWithdrawal> withdrawal; ///< while the gate decides
     };
 
+    void handleNotification(const QString& sessionId, const Session& session,
+                            const QString& method, const QJsonObject& params);
+    void handleRequest(Session& session, const QJsonValue& id, const QString& method,
+                       const QJsonObject& params, const Reply& reply);
     Expected<QJsonObject> initialize(Session& session, const QJsonObject& params);
     void callTool(Session& session, const QJsonValue& id, const QJsonObject& params,
                   const Reply& reply);
@@ -142,6 +146,7 @@ private:
     void cancelRequest(const QString& sessionId, const QJsonValue& requestId, const QString& why);
     /// Logs a call that ended before it ran (bad arguments, resolution failed, cancelled).
     void logUnrun(const McpCall& call, const McpTool& tool, const ActionEnd& end);
+    void listResources(const QJsonValue& id, const QJsonObject& params, const Reply& reply);
     void readResource(const QJsonValue& id, const QJsonObject& params, const Reply& reply);
 
     ActionGate* m_gate;

@@ -10,7 +10,7 @@
 #include "workspace/WorkspaceCommand.h"
 #include "workspace/WorkspaceDomains.h"
 #include "workspace/WorkspaceEnvironment.h"
-#include "workspace/WorkspaceExecController.h"
+#include "workspace/WorkspaceCommandRunner.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -100,6 +100,104 @@ QJsonObject runCodeOutputSchema()
     return schema;
 }
 
+QJsonObject runCodeInputSchema()
+{
+    return objectSchema(
+        {{QStringLiteral("language"),
+          enumSchema(QStringLiteral("python (python3) or sh; default python."),
+                     {QStringLiteral("python"), QStringLiteral("sh")})},
+         {QStringLiteral("code"), stringSchema(QStringLiteral("The script."))},
+         {QStringLiteral("timeout"),
+          integerSchema(
+              QStringLiteral("Seconds before the script is killed; default 60, 0 = none."), 0,
+              kMaxTimeoutSeconds)},
+         {QStringLiteral("files"), runInputFilesSchema()}},
+        {QStringLiteral("code")});
+}
+
+/// run_code's request: the script is the command the policy judges; the input files (with
+/// their bytes) travel with it, so the run takes exactly what the approver saw.
+Expected<ActionRequest> prepareRunCode(const QJsonObject& json)
+{
+    const Arguments arguments(json);
+    auto language = arguments.choice(QStringLiteral("language"),
+                                     {QStringLiteral("python"), QStringLiteral("sh")},
+                                     QStringLiteral("python"));
+    auto code = arguments.requiredString(QStringLiteral("code"));
+    auto timeout = arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds);
+    for (const Error* error :
+         {language ? nullptr : &language.error(), code ? nullptr : &code.error(),
+          timeout ? nullptr : &timeout.error()})
+        if (error)
+            return *error;
+    auto files = parseRunInputFiles(json.value(QLatin1String("files")));
+    if (!files)
+        return files.error();
+    ActionRequest request;
+    request.kind = ActionKind::Run;
+    request.language = language.value();
+    request.command = code.value();
+    request.inputFiles = files.value();
+    return request;
+}
+
+/// The run's options from an approved call. The agent's files go through the private host
+/// folder `staging` (made here when there are files), as `sbw run --file` takes them.
+Expected<RunOptions> runCodeOptions(const McpCall& call, McpSandboxes& sandboxes,
+                                    std::optional<QTemporaryDir>& staging)
+{
+    RunOptions options;
+    options.language = parseLanguage(call.request.language).value_or(Language::Python);
+    options.code = call.request.command.toUtf8();
+    options.timeout = std::chrono::seconds(
+        Arguments(call.arguments)
+            .integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds)
+            .value());
+    options.actor = call.request.actor;
+    options.pool = sandboxes.pool();
+    if (call.request.inputFiles.isEmpty())
+        return options;
+    staging.emplace();
+    if (!staging->isValid())
+        return makeError(QStringLiteral("cannot stage the input files on the host: %1")
+                             .arg(staging->errorString()));
+    auto staged = stageRunInputFiles(call.request.inputFiles, staging->path());
+    if (!staged)
+        return staged.error();
+    options.inputFiles = staged.value();
+    return options;
+}
+
+/// run_code's reply to a run that finished: output, exit status, artifacts; a timeout or a
+/// limit that ended the script is the reply's error.
+McpToolResult runCodeResult(const RunResult& run, const RunOptions& options, const McpCall& call)
+{
+    ExecStatus status;
+    status.exitStatus = run.exitStatus;
+    status.signal = run.signal;
+    status.timedOut = run.timedOut;
+    McpCommandOutput output;
+    output.add(OutputStream::Stdout, run.stdoutData);
+    output.add(OutputStream::Stderr, run.stderrData);
+    McpToolResult result;
+    result.structured = output.structured(status, run.wallMs, call.log->id());
+    result.structuredOnly = {QStringLiteral("stdout"), QStringLiteral("stderr")};
+    const RunArtifactsResult artifacts = runArtifactsResult(run.artifacts, run.domainName);
+    result.structured.insert(QStringLiteral("artifacts"), artifacts.list);
+    result.structured.insert(QStringLiteral("artifacts_note"), run.artifactsNote);
+    result.content = artifacts.content;
+    result.resources = artifacts.resources;
+    result.end = LoggedAction::endOf(Expected<ExecStatus>(status));
+    result.end.artifactsDir = run.artifactsFolder;
+    if (run.timedOut || run.limit) {
+        result.error = run.timedOut ? QStringLiteral("timed out after %1 s: the script was killed")
+                                          .arg(options.timeout.count())
+                                    : run.summary();
+        result.end.error = result.error;
+    }
+    return result;
+}
+
 McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
 {
     McpTool tool;
@@ -112,65 +210,14 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         "out/ (artifacts): listed in structuredContent with a URI for resources/read, small ones "
         "also as image or resource content blocks.");
     tool.kind = ActionKind::Run;
-    tool.inputSchema = objectSchema(
-        {{QStringLiteral("language"),
-          enumSchema(QStringLiteral("python (python3) or sh; default python."),
-                     {QStringLiteral("python"), QStringLiteral("sh")})},
-         {QStringLiteral("code"), stringSchema(QStringLiteral("The script."))},
-         {QStringLiteral("timeout"),
-          integerSchema(
-              QStringLiteral("Seconds before the script is killed; default 60, 0 = none."), 0,
-              kMaxTimeoutSeconds)},
-         {QStringLiteral("files"), runInputFilesSchema()}},
-        {QStringLiteral("code")});
+    tool.inputSchema = runCodeInputSchema();
     tool.outputSchema = runCodeOutputSchema();
-    tool.prepare = [](const QJsonObject& json) -> Expected<ActionRequest> {
-        const Arguments arguments(json);
-        auto language = arguments.choice(QStringLiteral("language"),
-                                         {QStringLiteral("python"), QStringLiteral("sh")},
-                                         QStringLiteral("python"));
-        auto code = arguments.requiredString(QStringLiteral("code"));
-        auto timeout = arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds);
-        for (const Error* error :
-             {language ? nullptr : &language.error(), code ? nullptr : &code.error(),
-              timeout ? nullptr : &timeout.error()})
-            if (error)
-                return *error;
-        auto files = parseRunInputFiles(json.value(QLatin1String("files")));
-        if (!files)
-            return files.error();
-        ActionRequest request;
-        request.kind = ActionKind::Run;
-        request.language = language.value();
-        request.command = code.value();
-        request.inputFiles = describeRunInputFiles(files.value());
-        return request;
-    };
+    tool.prepare = prepareRunCode;
     tool.run = [sandboxes](const McpCall& call) {
-        RunOptions options;
-        options.language = parseLanguage(call.request.language).value_or(Language::Python);
-        options.code = call.request.command.toUtf8();
-        options.timeout =
-            std::chrono::seconds(Arguments(call.arguments)
-                                     .integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds)
-                                     .value());
-        options.actor = call.request.actor;
-        options.pool = sandboxes->pool();
-        // The agent's files go through a private host folder, as `sbw run --file` takes them.
         std::optional<QTemporaryDir> staging;
-        const QList<RunInputFile> files =
-            parseRunInputFiles(call.arguments.value(QLatin1String("files"))).value();
-        if (!files.isEmpty()) {
-            staging.emplace();
-            if (!staging->isValid())
-                return McpToolResult::failure(
-                    QStringLiteral("cannot stage the input files on the host: %1")
-                        .arg(staging->errorString()));
-            auto staged = stageRunInputFiles(files, staging->path());
-            if (!staged)
-                return McpToolResult::failure(staged.error().message);
-            options.inputFiles = staged.value();
-        }
+        const auto options = runCodeOptions(call, *sandboxes, staging);
+        if (!options)
+            return McpToolResult::failure(options.error().message);
         RunCallbacks callbacks;
         callbacks.onStdout = [&call](QByteArrayView bytes) {
             call.log->output(OutputStream::Stdout, bytes);
@@ -180,36 +227,12 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         };
         // A cancel (the client's) stops the run and destroys its microVM.
         const RunResult run =
-            runEphemeral(sandboxes->connection(), options, callbacks, call.cancel);
+            runEphemeral(sandboxes->connection(), options.value(), callbacks, call.cancel);
         if (run.cancelled || (!run.error.isEmpty() && call.cancel && *call.cancel))
             return McpToolResult::failure(QStringLiteral("cancelled"), Outcome::Cancelled);
         if (!run.error.isEmpty())
             return McpToolResult::failure(run.error);
-        ExecStatus status;
-        status.exitStatus = run.exitStatus;
-        status.signal = run.signal;
-        status.timedOut = run.timedOut;
-        McpCommandOutput output;
-        output.add(OutputStream::Stdout, run.stdoutData);
-        output.add(OutputStream::Stderr, run.stderrData);
-        McpToolResult result;
-        result.structured = output.structured(status, run.wallMs, call.log->id());
-        result.structuredOnly = {QStringLiteral("stdout"), QStringLiteral("stderr")};
-        const RunArtifactsResult artifacts = runArtifactsResult(run.artifacts, run.domainName);
-        result.structured.insert(QStringLiteral("artifacts"), artifacts.list);
-        result.structured.insert(QStringLiteral("artifacts_note"), run.artifactsNote);
-        result.content = artifacts.content;
-        result.resources = artifacts.resources;
-        result.end = LoggedAction::endOf(Expected<ExecStatus>(status));
-        result.end.artifactsDir = run.artifactsFolder;
-        if (run.timedOut || run.limit) {
-            result.error = run.timedOut
-                               ? QStringLiteral("timed out after %1 s: the script was killed")
-                                     .arg(options.timeout.count())
-                               : run.summary();
-            result.end.error = result.error;
-        }
-        return result;
+        return runCodeResult(run, options.value(), call);
     };
     return tool;
 }

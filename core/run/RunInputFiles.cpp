@@ -23,10 +23,10 @@ Expected<void> checkInputFileName(const QString& label, const QString& name)
     return {};
 }
 
-QString inputFilesText(const QList<ActionInputFile>& files)
+QString inputFilesText(const QList<InputFile>& files)
 {
     QStringList parts;
-    for (const ActionInputFile& file : files)
+    for (const InputFile& file : files)
         parts << QStringLiteral("%1 (%2)").arg(file.name, byteSizeText(file.size));
     return parts.join(QStringLiteral(", "));
 }
@@ -54,7 +54,7 @@ Expected<QList<InputFile>> checkInputFiles(const QStringList& hostPaths)
                                             "of them")
                                  .arg(pathOfName.value(name), path, name));
         pathOfName.insert(name, path);
-        files.append({info.absoluteFilePath(), name, info.size()});
+        files.append({name, info.size(), info.absoluteFilePath(), {}});
     }
     return files;
 }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "action/ActionGate.h"
+#include "action/InputFile.h"
 #include "base/Expected.h"
 
 #include <QByteArray>
@@ -11,14 +11,6 @@
 namespace sbw {
 
 class SftpClient;
-
-/// A host file given to an ephemeral run (RunOptions::inputFiles), checked by checkInputFiles().
-struct InputFile
-{
-    QString hostPath; ///< absolute host path
-    QString name;     ///< the file's name, kept in the guest's working folder
-    qint64 size = 0;  ///< bytes when checked
-};
 
 /// Checks the host files `hostPaths` before a run: each must exist, be a regular file (or a
 /// symlink to one) and be readable, and their names must differ from each other, from the
@@ -40,7 +32,7 @@ Expected<void> checkInputFileName(const QString& label, const QString& name);
 
 /// The input files of a run request as a person reads them: "data.csv (52 bytes), chart.png
 /// (3.0 KiB)" (byteSizeText() sizes).
-QString inputFilesText(const QList<ActionInputFile>& files);
+QString inputFilesText(const QList<InputFile>& files);
 
 /// Copies `files` byte for byte into the guest folder `guestFolder` (an absolute path; created
 /// with its parent's mode when missing) under their names, over `sftp`. Blocks. Errors: "cannot

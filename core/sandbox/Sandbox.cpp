@@ -4,7 +4,7 @@
 #include "base/Logging.h"
 #include "guest/ClientKey.h"
 #include "guest/GuestSession.h"
-#include "hypervisor/ChannelBridge.h"
+#include "hypervisor/VirtioSerialBridge.h"
 #include "hypervisor/ConnectionUri.h"
 #include "hypervisor/DomainSpec.h"
 #include "hypervisor/HypervisorConnection.h"
@@ -124,7 +124,7 @@ Expected<void> Sandbox::waitReady(const std::atomic_bool* cancel)
 {
     const auto deadline = std::chrono::steady_clock::now() + m_readyTimeout;
     const QByteArray port = m_image.sshPort.toUtf8();
-    auto bridge = ChannelBridge::open(m_connection->handle(), m_domain, port.constData(),
+    auto bridge = VirtioSerialBridge::open(m_connection->handle(), m_domain, port.constData(),
                                       GuestSession::kServerGreeting);
     if (!bridge)
         return bridge.error();

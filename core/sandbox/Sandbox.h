@@ -15,7 +15,7 @@ typedef struct _virConnect* virConnectPtr;
 
 namespace sbw {
 
-class ChannelBridge;
+class VirtioSerialBridge;
 class ClientKey;
 class GuestSession;
 class HypervisorConnection;
@@ -94,7 +94,7 @@ private:
     qint64 m_diskBytes = 0;
     std::chrono::seconds m_readyTimeout{0};
     virDomainPtr m_domain = nullptr;
-    std::unique_ptr<ChannelBridge> m_bridge;
+    std::unique_ptr<VirtioSerialBridge> m_bridge;
     std::shared_ptr<GuestSession> m_session;
 };
 

@@ -120,7 +120,7 @@ Expected<StatsTick> StatsCollector::collect(virConnectPtr conn)
         sample.timeMs = tick.timeMs;
         sample.uuid = uuid;
         sample.name = QString::fromUtf8(virDomainGetName(domain));
-        sample.state = sandboxState(counters.state, managedSave);
+        sample.state = domainStateFrom(counters.state, counters.reason, managedSave);
         tick.sandboxes.append(sample);
         previous.insert(uuid, Previous{counters, nowNs});
     }

@@ -2,7 +2,7 @@
 
 #include "base/Expected.h"
 #include "stats/StatsCounters.h"
-#include "stats/StatsRecord.h"
+#include "stats/StatsSample.h"
 
 #include <QHash>
 #include <optional>

@@ -59,6 +59,8 @@ DomainCounters parseDomainCounters(const virTypedParameterPtr params, int count)
         const QByteArrayView field(param.field);
         if (field == "state.state")
             counters.state = int(unsignedValue(param));
+        else if (field == "state.reason")
+            counters.reason = int(unsignedValue(param));
         else if (field == "cpu.time")
             counters.cpuTimeNs = unsignedValue(param);
         else if (field == "balloon.available")
@@ -120,26 +122,6 @@ HostSample hostSample(const HostCounters* previous, const HostCounters& current)
         double(current.memoryTotalKiB - std::min(current.memoryFreeKiB, current.memoryTotalKiB)) /
         1024.0;
     return sample;
-}
-
-SandboxState sandboxState(int virState, bool managedSave)
-{
-    switch (virState) {
-    case VIR_DOMAIN_RUNNING:
-        return SandboxState::Running;
-    case VIR_DOMAIN_PAUSED:
-        return SandboxState::Paused;
-    case VIR_DOMAIN_SHUTDOWN:
-        return SandboxState::ShuttingDown;
-    case VIR_DOMAIN_SHUTOFF:
-        return managedSave ? SandboxState::Hibernated : SandboxState::ShutOff;
-    case VIR_DOMAIN_CRASHED:
-        return SandboxState::Crashed;
-    case VIR_DOMAIN_PMSUSPENDED:
-        return SandboxState::Suspended;
-    default:
-        return SandboxState::Other;
-    }
 }
 
 } // namespace sbw

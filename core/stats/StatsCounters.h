@@ -1,6 +1,6 @@
 #pragma once
 
-#include "stats/StatsRecord.h"
+#include "stats/StatsSample.h"
 
 #include <QtGlobal>
 #include <optional>
@@ -13,6 +13,7 @@ namespace sbw {
 struct DomainCounters
 {
     int state = 0;                              ///< virDomainState ("state.state")
+    int reason = 0;                             ///< its reason ("state.reason")
     std::optional<quint64> cpuTimeNs;           ///< "cpu.time": guest and QEMU threads, ns
     std::optional<quint64> balloonAvailableKiB; ///< "balloon.available"
     std::optional<quint64> balloonUnusedKiB;    ///< "balloon.unused"
@@ -47,8 +48,5 @@ SandboxSample sandboxSample(const DomainCounters* previous, const DomainCounters
 /// Host CPU % busy between two readings (0–100; empty when no time passed or counters went
 /// back) and memory figures of `current` (empty when its total is 0).
 HostSample hostSample(const HostCounters* previous, const HostCounters& current);
-
-/// SandboxState of a virDomainState value; `managedSave` turns shut off into Hibernated.
-SandboxState sandboxState(int virState, bool managedSave);
 
 } // namespace sbw

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "stats/StatsRecord.h"
+#include "stats/StatsSample.h"
 
 #include <QHash>
 #include <QList>

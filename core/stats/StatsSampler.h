@@ -1,7 +1,7 @@
 #pragma once
 
 #include "stats/StatsHistory.h"
-#include "stats/StatsRecord.h"
+#include "stats/StatsSample.h"
 
 #include <QObject>
 #include <chrono>

@@ -3,7 +3,7 @@
 #include "base/DataPaths.h"
 #include "base/Logging.h"
 #include "guest/ClientKey.h"
-#include "hypervisor/ChannelBridge.h"
+#include "hypervisor/VirtioSerialBridge.h"
 #include "hypervisor/ConnectionUri.h"
 #include "hypervisor/DomainSpec.h"
 #include "hypervisor/HypervisorConnection.h"
@@ -75,13 +75,13 @@ QByteArray shellQuote(const QString& word)
 /// Opens the first of the domain's SSH channels that no other client holds: libvirt allows
 /// one stream per channel and refuses another with "Active channel stream exists for this
 /// domain", whichever process holds it.
-Expected<std::unique_ptr<ChannelBridge>> openFreeSshChannel(virConnectPtr conn, virDomainPtr domain,
+Expected<std::unique_ptr<VirtioSerialBridge>> openFreeSshChannel(virConnectPtr conn, virDomainPtr domain,
                                                             const WorkspaceRecord& record)
 {
     const QStringList ports = readSshPorts(domain, record.sshPort);
     for (const QString& port : ports) {
         const QByteArray portUtf8 = port.toUtf8();
-        auto bridge = ChannelBridge::open(conn, domain, portUtf8.constData(), GuestSession::kServerGreeting);
+        auto bridge = VirtioSerialBridge::open(conn, domain, portUtf8.constData(), GuestSession::kServerGreeting);
         if (bridge) {
             qCDebug(lcChannel) << "workspace" << record.name << "SSH on" << port;
             return bridge;
@@ -105,7 +105,7 @@ Expected<std::unique_ptr<ChannelBridge>> openFreeSshChannel(virConnectPtr conn, 
 
 struct Workspace::Link
 {
-    std::unique_ptr<ChannelBridge> bridge;
+    std::unique_ptr<VirtioSerialBridge> bridge;
     std::unique_ptr<GuestSession> session; // destroyed before the bridge under it
 };
 

@@ -16,7 +16,7 @@
 
 namespace sbw {
 
-class ChannelBridge;
+class VirtioSerialBridge;
 class ClientKey;
 class HypervisorConnection;
 

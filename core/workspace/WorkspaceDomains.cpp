@@ -144,7 +144,7 @@ WorkspaceState readWorkspaceState(virDomainPtr domain)
     const bool managedSave =
         state == VIR_DOMAIN_SHUTOFF && virDomainHasManagedSaveImage(domain, 0) == 1;
     const bool agent = state == VIR_DOMAIN_RUNNING && agentConnected(domain);
-    return workspaceStateFrom(state, reason, managedSave, agent);
+    return workspaceStateFrom(domainStateFrom(state, reason, managedSave), agent);
 }
 
 } // namespace sbw

@@ -1,34 +1,29 @@
 #include "workspace/WorkspaceState.h"
 
-#include <libvirt/libvirt.h>
-
 namespace sbw {
 
-WorkspaceState workspaceStateFrom(int state, int reason, bool hasManagedSave, bool agentConnected)
+WorkspaceState workspaceStateFrom(DomainState domain, bool agentConnected)
 {
-    switch (state) {
-    case VIR_DOMAIN_RUNNING:
+    switch (domain) {
+    case DomainState::Running:
         return agentConnected ? WorkspaceState::Running : WorkspaceState::Starting;
-    case VIR_DOMAIN_BLOCKED:
-        return WorkspaceState::Running;
-    case VIR_DOMAIN_PAUSED:
-        // A restore (wake, revert) runs with paused vCPUs until the memory is loaded.
-        return reason == VIR_DOMAIN_PAUSED_STARTING_UP ? WorkspaceState::Starting
-                                                       : WorkspaceState::Paused;
-    case VIR_DOMAIN_PMSUSPENDED:
+    case DomainState::ShuttingDown:
+        return WorkspaceState::Running; // still running until it is off
+    case DomainState::Restoring: // a wake or revert runs with paused vCPUs until memory is in
+        return WorkspaceState::Starting;
+    case DomainState::Paused:
+    case DomainState::Suspended:
         return WorkspaceState::Paused;
-    case VIR_DOMAIN_SHUTDOWN:
-        return WorkspaceState::Running; // shutting down: still running until it is off
-    case VIR_DOMAIN_SHUTOFF:
-        if (hasManagedSave)
-            return WorkspaceState::Hibernated;
-        return reason == VIR_DOMAIN_SHUTOFF_CRASHED ? WorkspaceState::Crashed
-                                                    : WorkspaceState::Stopped;
-    case VIR_DOMAIN_CRASHED:
+    case DomainState::Hibernated:
+        return WorkspaceState::Hibernated;
+    case DomainState::ShutOff:
+        return WorkspaceState::Stopped;
+    case DomainState::Crashed:
         return WorkspaceState::Crashed;
-    default:
-        return WorkspaceState::Unknown;
+    case DomainState::Other:
+        break;
     }
+    return WorkspaceState::Unknown;
 }
 
 QString workspaceStateName(WorkspaceState state)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "hypervisor/DomainState.h"
+
 #include <QMetaType>
 #include <QString>
 
@@ -19,10 +21,9 @@ enum class WorkspaceState
     Crashed     ///< the guest crashed (VIR_DOMAIN_CRASHED, or shut off with reason "crashed")
 };
 
-/// Maps libvirt's view to a WorkspaceState. `state` and `reason` are virDomainGetState's
-/// (virDomainState and its per-state reason), `hasManagedSave` is virDomainHasManagedSaveImage,
-/// `agentConnected` whether the live XML shows the org.qemu.guest_agent.0 channel connected.
-WorkspaceState workspaceStateFrom(int state, int reason, bool hasManagedSave, bool agentConnected);
+/// A workspace's state from its domain's: a running domain is Starting until the live XML shows
+/// the org.qemu.guest_agent.0 channel connected (`agentConnected`), and Running from then on.
+WorkspaceState workspaceStateFrom(DomainState domain, bool agentConnected);
 
 /// "stopped", "starting", "running", "paused", "hibernated", "crashed", "unknown": stable
 /// words, used in `sbw ws list` and its JSON.

@@ -28,7 +28,7 @@
 #include "mcp/McpTools.h"
 #include "workspace/Workspace.h"
 #include "workspace/WorkspaceCommand.h"
-#include "workspace/WorkspaceExecController.h"
+#include "workspace/WorkspaceCommandRunner.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -58,7 +58,7 @@ sbw::McpTool argumentsTool()
         sbw::ActionRequest request;
         request.command = command.value();
         request.language = language.value();
-        request.inputFiles = sbw::mcp::describeRunInputFiles(files.value());
+        request.inputFiles = files.value();
         return request;
     };
     tool.run = [](const sbw::McpCall&) -> sbw::McpToolResult {

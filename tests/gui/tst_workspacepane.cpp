@@ -18,7 +18,7 @@
 #include "terminal/TerminalTabs.h"
 #include "terminal/TerminalWidget.h"
 #include "widgets/OutputView.h"
-#include "widgets/PerSandboxStack.h"
+#include "widgets/SandboxPageStack.h"
 #include "window/MainWindow.h"
 #include "window/SessionListModel.h"
 #include "window/SessionListPane.h"
@@ -32,16 +32,18 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QFile>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
-#include <libvirt/libvirt.h>
-#include <QFile>
+#include <QTabBar>
 #include <QTabWidget>
-#include <QLineEdit>
-#include <QSignalSpy>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QtTest>
+#include <libvirt/libvirt.h>
 
 using namespace sbw;
 
@@ -74,7 +76,7 @@ private Q_SLOTS:
 
 private:
     /// Runs `command` through the pane's command line; returns the outcome.
-    WorkspaceExecOutcome runTyped(const QString& command);
+    WorkspaceCommandOutcome runTyped(const QString& command);
     void waitForState(WorkspaceState state, int timeoutMs);
 
     QString m_name;
@@ -137,15 +139,15 @@ void TestWorkspacePane::sessionListShowsWorkspaceAndState()
     QVERIFY(!m_window->workspaceActions()->startAction()->isEnabled());
 }
 
-WorkspaceExecOutcome TestWorkspacePane::runTyped(const QString& command)
+WorkspaceCommandOutcome TestWorkspacePane::runTyped(const QString& command)
 {
     WorkspacePane* pane = m_window->workspacePane();
     QSignalSpy finished(pane, &WorkspacePane::commandFinished);
     pane->commandLine()->setText(command);
     QTest::keyClick(pane->commandLine(), Qt::Key_Return);
     [&] { QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kCommandTimeoutMs); }();
-    return finished.isEmpty() ? WorkspaceExecOutcome{}
-                              : finished.first().first().value<WorkspaceExecOutcome>();
+    return finished.isEmpty() ? WorkspaceCommandOutcome{}
+                              : finished.first().first().value<WorkspaceCommandOutcome>();
 }
 
 void TestWorkspacePane::commandRunsWithOutputAndExitStatus()
@@ -252,7 +254,7 @@ void TestWorkspacePane::newWorkspaceDialogSettingsReachTheDomain()
     QSignalSpy finished(actions, &WorkspaceActions::operationFinished);
     actions->create(dialog.name(), dialog.settings());
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kCommandTimeoutMs);
-    QCOMPARE(finished.first().at(2).toString(), QString());
+    QVERIFY(finished.first().at(0).value<OperationReport>().result.ok());
     auto created = Workspace::open(*m_connection, name);
     QVERIFY(created.ok());
     const WorkspaceSettings settings = created.value()->record().settings;
@@ -353,6 +355,26 @@ void TestWorkspacePane::terminalTabRunsAShellAndRecordsIt()
     const QByteArray cast = recording.readAll();
     QVERIFY(cast.startsWith("{"));
     QVERIFY2(cast.contains("term-42 xterm-256color"), cast.right(400).constData());
+
+    // Closing the last tab leaves a way on: the pane offers New Terminal, and so does the
+    // Workspace menu (Ctrl+Shift+T).
+    auto* tabWidget = tabs->findChild<QTabWidget*>();
+    QVERIFY(tabWidget);
+    tabWidget->tabBar()->tabButton(0, QTabBar::RightSide)->click();
+    QCOMPARE(tabs->count(), 0);
+    auto* offer = tabs->findChild<QPushButton*>(QStringLiteral("newTerminalButton"));
+    QVERIFY(offer && offer->isVisible());
+    QAction* newTerminal = m_window->workspaceActions()->newTerminalAction();
+    QCOMPARE(newTerminal->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+    QVERIFY(newTerminal->isEnabled());
+    newTerminal->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(tabs->count(), 1, 60000);
+    QVERIFY(!offer->isVisible());
+    TerminalTab* again = tabs->tab(0);
+    QTest::keyClicks(again->terminal(), QStringLiteral("echo again-$((2+3))"));
+    QTest::keyClick(again->terminal(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(again->terminal()->screenText().contains(QStringLiteral("\nagain-5")),
+                             30000);
 }
 
 void TestWorkspacePane::filesTabListsTheWorkspaceFolder()
@@ -383,12 +405,12 @@ void TestWorkspacePane::stopFromTheWindowSaysHowItWent()
     QVERIFY(actions->stopAction()->isEnabled());
     actions->stopAction()->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kCommandTimeoutMs);
-    const QList<QVariant> args = finished.first();
-    QCOMPARE(args.at(1).toString(), QStringLiteral("Stop"));
-    QCOMPARE(args.at(2).toString(), QString());
-    const QString notice = args.at(3).toString();
+    const auto report = finished.first().at(0).value<OperationReport>();
+    QCOMPARE(report.what, QStringLiteral("Stop"));
+    QVERIFY(report.result.ok());
+    const QString notice = report.notice;
     QVERIFY2(notice.startsWith(QLatin1String("shut down cleanly in ")), qPrintable(notice));
-    QCOMPARE(args.at(4).toBool(), false);
+    QCOMPARE(report.warning, false);
     QCOMPARE(m_window->statusBar()->currentMessage(),
              QStringLiteral("Stop of workspace '%1': %2").arg(m_name, notice));
     waitForState(WorkspaceState::Stopped, kCommandTimeoutMs);

@@ -64,7 +64,7 @@ class TestStatsSampler : public QObject
         QStringList out;
         for (const auto& s : samples)
             out << QStringLiteral("%1 cpu=%2 mem=%3")
-                       .arg(sbw::stateName(s.state))
+                       .arg(sbw::domainStateName(s.state))
                        .arg(s.cpuPercent ? QString::number(*s.cpuPercent, 'f', 1)
                                          : QStringLiteral("-"))
                        .arg(s.memoryUsedMiB ? QString::number(*s.memoryUsedMiB, 'f', 1)
@@ -101,7 +101,7 @@ private Q_SLOTS:
         const QList<sbw::SandboxSample> samples = nextSamples(4).mid(1);
         QCOMPARE(samples.size(), 3);
         for (const auto& s : samples) {
-            QCOMPARE(s.state, sbw::SandboxState::Running);
+            QCOMPARE(s.state, sbw::DomainState::Running);
             QCOMPARE(s.vcpus, 2);
             QVERIFY2(s.cpuPercent && *s.cpuPercent < 20, qPrintable(describe(samples)));
         }
@@ -197,7 +197,7 @@ private Q_SLOTS:
         virDomainFree(domain);
         QCOMPARE(samples.size(), 3);
         for (const auto& s : samples) {
-            QCOMPARE(s.state, sbw::SandboxState::Paused);
+            QCOMPARE(s.state, sbw::DomainState::Paused);
             QCOMPARE(s.cpuPercent, std::nullopt);
         }
         QCOMPARE(m_failures->size(), 0);

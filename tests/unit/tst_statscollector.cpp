@@ -28,7 +28,7 @@ QStringList namesAndStates(const sbw::StatsTick& tick)
 {
     QStringList out;
     for (const auto& s : tick.sandboxes)
-        out << s.name + QLatin1Char('=') + sbw::stateName(s.state);
+        out << s.name + QLatin1Char('=') + sbw::domainStateName(s.state);
     return out;
 }
 
@@ -91,7 +91,7 @@ private Q_SLOTS:
         auto tick = collector.collect(m_connection->handle());
         QCOMPARE(virDomainResume(m_running), 0);
         QVERIFY(tick.ok());
-        QCOMPARE(tick->sandboxes.constFirst().state, sbw::SandboxState::Paused);
+        QCOMPARE(tick->sandboxes.constFirst().state, sbw::DomainState::Paused);
         QCOMPARE(tick->sandboxes.constFirst().cpuPercent, std::nullopt);
     }
 

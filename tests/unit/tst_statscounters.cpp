@@ -18,6 +18,11 @@ public:
         virTypedParamsAddInt(&m_params, &m_count, &m_max, "state.state", value);
         return *this;
     }
+    Record& reason(int value)
+    {
+        virTypedParamsAddInt(&m_params, &m_count, &m_max, "state.reason", value);
+        return *this;
+    }
     Record& ull(const char* field, unsigned long long value)
     {
         virTypedParamsAddULLong(&m_params, &m_count, &m_max, field, value);
@@ -74,7 +79,10 @@ private Q_SLOTS:
 
     void missingFieldsStayEmpty()
     {
-        const sbw::DomainCounters c = Record().state(VIR_DOMAIN_SHUTOFF).parse();
+        const sbw::DomainCounters c =
+            Record().state(VIR_DOMAIN_SHUTOFF).reason(VIR_DOMAIN_SHUTOFF_CRASHED).parse();
+        QCOMPARE(c.state, int(VIR_DOMAIN_SHUTOFF));
+        QCOMPARE(c.reason, int(VIR_DOMAIN_SHUTOFF_CRASHED));
         QCOMPARE(c.cpuTimeNs, std::nullopt);
         QCOMPARE(c.diskReadBytes, std::nullopt);
         const sbw::SandboxSample s = sbw::sandboxSample(&c, c, kSecond, 1);
@@ -155,7 +163,7 @@ private Q_SLOTS:
         // Resumed: the tick after a paused one has no CPU either (the span mixes both).
         const sbw::DomainCounters resumed = running(kSecond + 2000);
         QCOMPARE(sbw::sandboxSample(&paused, resumed, kSecond, 1).cpuPercent, std::nullopt);
-        QCOMPARE(sbw::sandboxState(VIR_DOMAIN_PAUSED, false), sbw::SandboxState::Paused);
+        QCOMPARE(sbw::domainStateFrom(VIR_DOMAIN_PAUSED, 0, false), sbw::DomainState::Paused);
     }
 
     void byteRatesPerSecond()
@@ -220,12 +228,19 @@ private Q_SLOTS:
 
     void states()
     {
-        QCOMPARE(sbw::sandboxState(VIR_DOMAIN_RUNNING, false), sbw::SandboxState::Running);
-        QCOMPARE(sbw::sandboxState(VIR_DOMAIN_SHUTOFF, false), sbw::SandboxState::ShutOff);
-        QCOMPARE(sbw::sandboxState(VIR_DOMAIN_SHUTOFF, true), sbw::SandboxState::Hibernated);
-        QCOMPARE(sbw::stateName(sbw::SandboxState::ShutOff), QStringLiteral("shut off"));
-        QVERIFY(sbw::isHalted(sbw::SandboxState::Hibernated));
-        QVERIFY(!sbw::isHalted(sbw::SandboxState::Running));
+        QCOMPARE(sbw::domainStateFrom(VIR_DOMAIN_RUNNING, 0, false), sbw::DomainState::Running);
+        QCOMPARE(sbw::domainStateFrom(VIR_DOMAIN_SHUTOFF, 0, false), sbw::DomainState::ShutOff);
+        QCOMPARE(sbw::domainStateFrom(VIR_DOMAIN_SHUTOFF, 0, true), sbw::DomainState::Hibernated);
+        QCOMPARE(sbw::domainStateName(sbw::DomainState::ShutOff), QStringLiteral("shut off"));
+        QVERIFY(sbw::isHalted(sbw::DomainState::Hibernated));
+        QVERIFY(!sbw::isHalted(sbw::DomainState::Running));
+        // The reason tells a restore from a pause, and a crash from a shut-down.
+        QCOMPARE(sbw::domainStateFrom(VIR_DOMAIN_PAUSED, VIR_DOMAIN_PAUSED_STARTING_UP, false),
+                 sbw::DomainState::Restoring);
+        QCOMPARE(sbw::domainStateFrom(VIR_DOMAIN_SHUTOFF, VIR_DOMAIN_SHUTOFF_CRASHED, false),
+                 sbw::DomainState::Crashed);
+        QCOMPARE(sbw::domainStateName(sbw::DomainState::Restoring), QStringLiteral("restoring"));
+        QVERIFY(sbw::isHalted(sbw::DomainState::Restoring));
     }
 };
 

@@ -3,13 +3,16 @@
 // guest must not be able to use to reach outside the terminal.
 
 #include "terminal/TerminalScreen.h"
+#include "terminal/TerminalTabs.h"
 #include "terminal/TerminalText.h"
 #include "terminal/TerminalWidget.h"
 
+#include <QAction>
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QImage>
 #include <QMouseEvent>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QtTest>
@@ -361,6 +364,58 @@ private Q_SLOTS:
         // Application cursor keys (DECCKM, as set by vi and less) change the arrows.
         terminal.feed("\x1b[?1h");
         QCOMPARE(keyBytes(terminal, Qt::Key_Up), QByteArray("\x1bOA"));
+    }
+
+    void windowShortcutsReachTheWindow()
+    {
+        // Ctrl+Shift shortcuts of the window fire while the terminal has focus; the terminal's
+        // own Ctrl+Shift+C and every other key stay with the program in the terminal.
+        QWidget window;
+        auto* terminal = new TerminalWidget(&window);
+        auto* newTerminal = new QAction(&window);
+        newTerminal->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+        auto* copyLike = new QAction(&window);
+        copyLike->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+        auto* open = new QAction(&window);
+        open->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
+        window.addActions({newTerminal, copyLike, open});
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        terminal->setFocus();
+        QSignalSpy newTriggered(newTerminal, &QAction::triggered);
+        QSignalSpy copyTriggered(copyLike, &QAction::triggered);
+        QSignalSpy openTriggered(open, &QAction::triggered);
+        QSignalSpy input(terminal, &TerminalWidget::inputReady);
+        QTest::keyClick(terminal, Qt::Key_T, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(newTriggered.size(), 1);
+        QTest::keyClick(terminal, Qt::Key_C, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(copyTriggered.size(), 0);
+        QTest::keyClick(terminal, Qt::Key_O, Qt::ControlModifier);
+        QCOMPARE(openTriggered.size(), 0);
+        QCOMPARE(typed(input), QByteArray("\x0f")); // Ctrl+O, for nano and friends
+    }
+
+    void terminalTabsAlwaysOfferANewTerminal()
+    {
+        // With no tab open the pane says so and offers one (a tab widget without tabs would
+        // hide its corner button and leave a blank pane).
+        sbw::TerminalTabs tabs(QStringLiteral("test"), [] {
+            return sbw::Expected<std::shared_ptr<sbw::GuestSession>>(
+                sbw::makeError(QStringLiteral("no guest here")));
+        });
+        tabs.resize(600, 400);
+        tabs.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+        auto* offer = tabs.findChild<QPushButton*>(QStringLiteral("newTerminalButton"));
+        QVERIFY(offer);
+        QVERIFY(offer->isVisible());
+        QCOMPARE(tabs.count(), 0);
+        QSignalSpy failed(&tabs, &sbw::TerminalTabs::openFailed);
+        offer->click();
+        QVERIFY(failed.wait(10000));
+        QCOMPARE(failed.first().first().toString(), QStringLiteral("no guest here"));
+        QVERIFY(offer->isVisible());
     }
 
     void mouseSelectionIsCopied()

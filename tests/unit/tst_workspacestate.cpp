@@ -5,7 +5,7 @@
 
 using sbw::WorkspaceState;
 
-// The state mapping from libvirt's answers and the predicates that enable each action.
+// The state mapping from libvirt's answers (through DomainState) and the predicates that enable each action.
 class TestWorkspaceState : public QObject
 {
     Q_OBJECT
@@ -53,7 +53,8 @@ private Q_SLOTS:
         QFETCH(bool, managedSave);
         QFETCH(bool, agent);
         QFETCH(WorkspaceState, expected);
-        QCOMPARE(sbw::workspaceStateFrom(state, reason, managedSave, agent), expected);
+        QCOMPARE(sbw::workspaceStateFrom(sbw::domainStateFrom(state, reason, managedSave), agent),
+                 expected);
     }
 
     void names()

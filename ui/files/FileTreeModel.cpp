@@ -174,9 +174,9 @@ void FileTreeModel::startLoad(Node* node)
                 model->addBatch(id, generation, batch);
             });
         });
-        const QString error = listed ? QString() : listed.error().message;
-        postBack->post([id, generation, error](FileTreeModel* model) {
-            model->finishLoad(id, generation, error);
+        const Expected<void> done = listed ? Expected<void>() : Expected<void>(listed.error());
+        postBack->post([id, generation, done](FileTreeModel* model) {
+            model->finishLoad(id, generation, done);
         });
     });
 }
@@ -228,7 +228,7 @@ void FileTreeModel::sortChildren(Node* node)
     Q_EMIT layoutChanged(parents, VerticalSortHint);
 }
 
-void FileTreeModel::finishLoad(quint64 nodeId, quint64 generation, const QString& error)
+void FileTreeModel::finishLoad(quint64 nodeId, quint64 generation, const Expected<void>& listed)
 {
     --m_loading;
     Node* node = m_nodes.value(nodeId);
@@ -239,10 +239,10 @@ void FileTreeModel::finishLoad(quint64 nodeId, quint64 generation, const QString
     // A folder that turned out empty (or unreadable) loses its expander.
     if (node->children.empty() && node != m_root.get())
         Q_EMIT dataChanged(indexOf(node), indexOf(node));
-    if (error.isEmpty())
+    if (listed)
         Q_EMIT folderLoaded(node->path);
     else
-        Q_EMIT loadFailed(node->path, error);
+        Q_EMIT loadFailed(node->path, listed.error().message);
 }
 
 QVariant FileTreeModel::data(const QModelIndex& index, int role) const

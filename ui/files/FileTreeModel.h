@@ -84,7 +84,7 @@ private:
     QModelIndex indexOf(const Node* node) const;
     void startLoad(Node* node);
     void addBatch(quint64 nodeId, quint64 generation, const QList<SftpEntry>& entries);
-    void finishLoad(quint64 nodeId, quint64 generation, const QString& error);
+    void finishLoad(quint64 nodeId, quint64 generation, const Expected<void>& listed);
     /// Puts `node`'s children in listing order (layoutChanged; persistent indexes follow).
     void sortChildren(Node* node);
     void forget(Node* node);

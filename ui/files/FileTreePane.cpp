@@ -217,14 +217,14 @@ void FileTreePane::openSelected()
                   {});
 }
 
-void FileTreePane::showPreview(const QString& error)
+void FileTreePane::showPreview(const Expected<void>& fetched)
 {
     if (!m_pendingPreview)
         return;
     const PendingPreview pending = *std::exchange(m_pendingPreview, std::nullopt);
     QFile file(pending.hostPath);
-    if (!error.isEmpty() || !file.open(QIODevice::ReadOnly)) {
-        if (error.isEmpty()) {
+    if (!fetched || !file.open(QIODevice::ReadOnly)) {
+        if (fetched) {
             m_status->setText(tr("Cannot read the fetched copy: %1").arg(file.errorString()));
             m_status->show();
         }
@@ -334,11 +334,10 @@ void FileTreePane::startTransfer(const QString& label,
         return work(progress);
     };
     runThen(this, std::move(transfer), [this, refreshFolder](const Expected<void>& result) {
-        const QString error = result ? QString() : result.error().message;
         setBusy(false);
         m_progress->hide();
-        if (!error.isEmpty()) {
-            m_status->setText(makeVisible(error));
+        if (!result) {
+            m_status->setText(makeVisible(result.error().message));
             m_status->show();
         }
         if (!refreshFolder.isEmpty()) {
@@ -346,7 +345,7 @@ void FileTreePane::startTransfer(const QString& label,
             if (folder.isValid() || refreshFolder == m_model->rootPath())
                 m_model->refresh(folder);
         }
-        Q_EMIT transferFinished(error);
+        Q_EMIT transferFinished(result);
     });
 }
 

@@ -70,8 +70,8 @@ public:
 Q_SIGNALS:
     /// A preview opened beside the tree (it is deleted when replaced or closed).
     void previewOpened(sbw::FilePreview* preview);
-    /// A download, upload or delete ended; `error` is empty on success, else a sentence.
-    void transferFinished(const QString& error);
+    /// A download, upload or delete ended, with its error if it failed.
+    void transferFinished(const sbw::Expected<void>& result);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -109,7 +109,7 @@ private:
         QString name;
     };
     std::optional<PendingPreview> m_pendingPreview;
-    void showPreview(const QString& error);
+    void showPreview(const Expected<void>& fetched);
     void closePreview();
 };
 

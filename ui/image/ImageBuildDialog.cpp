@@ -34,13 +34,13 @@ ImageBuildDialog::ImageBuildDialog(const ImageRecipe& recipe, QWidget* parent)
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(&m_builder, &ImageBuilder::line, this,
             [this](const QString& text) { m_log->appendPlainText(makeVisible(text)); });
-    connect(&m_builder, &ImageBuilder::finished, this, [this, recipe](bool ok, const QString& error) {
-        if (ok) {
+    connect(&m_builder, &ImageBuilder::finished, this, [this, recipe](const Expected<void>& result) {
+        if (result) {
             Q_EMIT built();
             accept();
             return;
         }
-        m_status->setText(tr("Building %1 failed: %2").arg(recipe.name.toHtmlEscaped(), makeVisible(error).toHtmlEscaped()));
+        m_status->setText(tr("Building %1 failed: %2").arg(recipe.name.toHtmlEscaped(), makeVisible(result.error().message).toHtmlEscaped()));
         m_buttons->setStandardButtons(QDialogButtonBox::Close);
     });
     m_builder.start(recipe);

@@ -10,7 +10,7 @@
 #include "run/InputFilesList.h"
 #include "run/RunHistory.h"
 #include "run/RunLimitsEditor.h"
-#include "run/RunSandboxPage.h"
+#include "run/RunGuestTab.h"
 #include "terminal/TerminalTabs.h"
 #include "widgets/MonospaceFont.h"
 #include "widgets/OutputView.h"
@@ -44,7 +44,7 @@ constexpr qint64 kMaxScriptBytes = 16 * 1024 * 1024;
 /// The script's working folder in the guest (see runEphemeral()).
 const QByteArray kRunFolder = QByteArrayLiteral("/root/run");
 
-QWidget* makeRunTerminals(const RunSandboxPage::SessionProvider& provider)
+QWidget* makeRunTerminals(const RunGuestTab::SessionProvider& provider)
 {
     // Recordings of every run's terminals share one folder; their names carry the time.
     auto* tabs = new TerminalTabs(QStringLiteral("ephemeral-runs"), provider);
@@ -52,7 +52,7 @@ QWidget* makeRunTerminals(const RunSandboxPage::SessionProvider& provider)
     return tabs;
 }
 
-QWidget* makeRunFiles(const RunSandboxPage::SessionProvider& provider)
+QWidget* makeRunFiles(const RunGuestTab::SessionProvider& provider)
 {
     return new WorkspaceFilesPage(
         [provider]() -> Expected<std::shared_ptr<SftpClient>> {
@@ -198,8 +198,8 @@ void RunPane::buildLayout()
     m_outputSplitter->setStretchFactor(0, 1);
     m_outputSplitter->setStretchFactor(1, 3);
     m_history = new RunHistory(this);
-    m_terminalPage = new RunSandboxPage(makeRunTerminals, tr("terminals"), RunSandboxPage::AfterEnd::KeepUsable, this);
-    m_filesPage = new RunSandboxPage(makeRunFiles, tr("files"), RunSandboxPage::AfterEnd::Disable, this);
+    m_terminalPage = new RunGuestTab(makeRunTerminals, tr("terminals"), RunGuestTab::AfterEnd::KeepUsable, this);
+    m_filesPage = new RunGuestTab(makeRunFiles, tr("files"), RunGuestTab::AfterEnd::Disable, this);
     m_runTabs = new QTabWidget(this);
     m_runTabs->setObjectName(QStringLiteral("runTabs"));
     m_runTabs->setDocumentMode(true);

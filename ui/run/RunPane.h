@@ -32,7 +32,7 @@ class InputFilesList;
 class OutputView;
 class RunHistory;
 class RunLimitsEditor;
-class RunSandboxPage;
+class RunGuestTab;
 
 /// The ephemeral-run pane: a script editor with its language, timeout and limits
 /// (RunLimitsEditor), Run and Cancel, the run's input files (InputFilesList; files dropped on the pane are added), a status line
@@ -92,9 +92,9 @@ public:
     /// Output, Terminal and Files.
     QTabWidget* runTabs() const { return m_runTabs; }
     /// The Terminal tab; its content is a TerminalTabs.
-    RunSandboxPage* terminalPage() const { return m_terminalPage; }
+    RunGuestTab* terminalPage() const { return m_terminalPage; }
     /// The Files tab; its content is a WorkspaceFilesPage.
-    RunSandboxPage* filesPage() const { return m_filesPage; }
+    RunGuestTab* filesPage() const { return m_filesPage; }
     InputFilesList* inputFilesList() const { return m_inputFiles; }
     /// The files the last run gave back, under the output.
     ArtifactsView* artifactsView() const { return m_artifacts; }
@@ -147,8 +147,8 @@ private:
     QProgressBar* m_busyBar = nullptr;
     OutputView* m_output = nullptr;
     QTabWidget* m_runTabs = nullptr;
-    RunSandboxPage* m_terminalPage = nullptr;
-    RunSandboxPage* m_filesPage = nullptr;
+    RunGuestTab* m_terminalPage = nullptr;
+    RunGuestTab* m_filesPage = nullptr;
     InputFilesList* m_inputFiles = nullptr;
     ArtifactsView* m_artifacts = nullptr;
     QScrollArea* m_artifactsScroll = nullptr;

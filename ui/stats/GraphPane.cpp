@@ -47,13 +47,13 @@ QList<GraphPaneChart::Span> haltedSpans(const QList<SandboxSample>& samples, qin
     for (qsizetype i = 0; i < samples.size(); ++i) {
         if (!isHalted(samples[i].state))
             continue;
-        const SandboxState state = samples[i].state;
+        const DomainState state = samples[i].state;
         const qint64 from = samples[i].timeMs;
         while (i + 1 < samples.size() && samples[i + 1].state == state)
             ++i;
         const qint64 to =
             i + 1 < samples.size() ? samples[i + 1].timeMs : samples[i].timeMs + intervalMs;
-        spans.append({from, to, stateName(state)});
+        spans.append({from, to, domainStateName(state)});
     }
     return spans;
 }
@@ -151,7 +151,7 @@ void GraphPane::onSampled(const StatsTick& tick)
     m_status->hide();
     for (const SandboxSample& s : tick.sandboxes) {
         // Names come from libvirt (our own "sbw-run-…" or a workspace name): shown as plain text.
-        const QString label = QStringLiteral("%1 (%2)").arg(s.name, stateName(s.state));
+        const QString label = QStringLiteral("%1 (%2)").arg(s.name, domainStateName(s.state));
         const int index = m_picker->findData(s.uuid);
         if (index < 0)
             m_picker->addItem(label, s.uuid);

@@ -118,4 +118,10 @@ TerminalKeyInput mapTerminalKey(int qtKey, Qt::KeyboardModifiers modifiers, cons
     return input;
 }
 
+bool isWindowShortcutKey(int qtKey, Qt::KeyboardModifiers modifiers)
+{
+    return (modifiers & ~Qt::KeypadModifier) == (Qt::ControlModifier | Qt::ShiftModifier) &&
+           qtKey != Qt::Key_C && qtKey != Qt::Key_V;
+}
+
 } // namespace sbw

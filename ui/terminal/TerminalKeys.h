@@ -32,4 +32,10 @@ struct TerminalKeyInput
 /// The caller handles the workbench's own keys (Ctrl+Shift+C/V, Shift+PgUp/PgDn) first.
 TerminalKeyInput mapTerminalKey(int qtKey, Qt::KeyboardModifiers modifiers, const QString& text);
 
+/// Whether a key press may trigger one of the window's shortcuts while a terminal has focus:
+/// Ctrl+Shift with any key but C and V (the terminal's copy and paste), the combinations GNOME
+/// Terminal and Konsole keep for themselves. Every other key belongs to the program in the
+/// terminal; a Ctrl+Shift key that no shortcut uses still reaches it.
+bool isWindowShortcutKey(int qtKey, Qt::KeyboardModifiers modifiers);
+
 } // namespace sbw

@@ -6,6 +6,7 @@
 
 #include <QLabel>
 #include <QPushButton>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -13,8 +14,8 @@ namespace sbw {
 
 TerminalTabs::TerminalTabs(QString sandboxName, SessionProvider sessionProvider, QWidget* parent)
     : QWidget(parent), m_sandboxName(std::move(sandboxName)),
-      m_sessionProvider(std::move(sessionProvider)), m_tabs(new QTabWidget(this)),
-      m_status(new QLabel(this))
+      m_sessionProvider(std::move(sessionProvider)), m_pages(new QStackedWidget(this)),
+      m_noTerminal(new QWidget(m_pages)), m_tabs(new QTabWidget(m_pages)), m_status(new QLabel(this))
 {
     m_tabs->setTabsClosable(true);
     m_tabs->setDocumentMode(true);
@@ -24,17 +25,38 @@ TerminalTabs::TerminalTabs(QString sandboxName, SessionProvider sessionProvider,
     m_status->setTextFormat(Qt::PlainText);
     m_status->setWordWrap(true);
 
+    auto* offerText = new QLabel(tr("No terminal is open."), m_noTerminal);
+    auto* offerButton = new QPushButton(tr("New Terminal"), m_noTerminal);
+    offerButton->setObjectName(QStringLiteral("newTerminalButton"));
+    offerButton->setToolTip(newButton->toolTip());
+    auto* offer = new QVBoxLayout(m_noTerminal);
+    offer->addStretch(1);
+    offer->addWidget(offerText, 0, Qt::AlignHCenter);
+    offer->addWidget(offerButton, 0, Qt::AlignHCenter);
+    offer->addStretch(1);
+    m_pages->addWidget(m_noTerminal);
+    m_pages->addWidget(m_tabs);
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_tabs, 1);
+    layout->addWidget(m_pages, 1);
     layout->addWidget(m_status);
 
     connect(newButton, &QPushButton::clicked, this, &TerminalTabs::openTerminal);
+    connect(offerButton, &QPushButton::clicked, this, &TerminalTabs::openTerminal);
     connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
         QWidget* page = m_tabs->widget(index);
         m_tabs->removeTab(index);
         page->deleteLater(); // closes the shell (SIGHUP in the guest)
+        showTabsOrOffer();
     });
+    showTabsOrOffer();
+}
+
+void TerminalTabs::showTabsOrOffer()
+{
+    // A tab widget without tabs hides its corner button too: a blank pane with no way on.
+    m_pages->setCurrentWidget(m_tabs->count() > 0 ? static_cast<QWidget*>(m_tabs) : m_noTerminal);
 }
 
 int TerminalTabs::count() const
@@ -61,6 +83,7 @@ void TerminalTabs::openTerminal()
         auto* tab = new TerminalTab(session.value(), m_sandboxName, label, m_tabs);
         const int index = m_tabs->addTab(tab, label);
         m_tabs->setCurrentIndex(index);
+        showTabsOrOffer();
         connect(tab, &TerminalTab::titleChanged, this, [this, tab, label](const QString& title) {
             if (const int i = m_tabs->indexOf(tab); i >= 0)
                 m_tabs->setTabText(i, title.isEmpty() ? label : label + QStringLiteral(": ") + title.left(40));

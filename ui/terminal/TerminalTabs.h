@@ -8,6 +8,7 @@
 #include <memory>
 
 class QLabel;
+class QStackedWidget;
 class QTabWidget;
 
 namespace sbw {
@@ -15,9 +16,10 @@ namespace sbw {
 class GuestSession;
 class TerminalTab;
 
-/// Several terminal tabs on one sandbox, with a "New Terminal" button. Getting the sandbox's
-/// SSH session may block (it connects when there is none yet), so `sessionProvider` runs on
-/// Qt's thread pool; the tab is made on the GUI thread once it returns.
+/// Several terminal tabs on one sandbox, with a "New Terminal" button beside the tabs and, while
+/// no tab is open (none yet, or the last one was closed), a page that says so and offers one.
+/// Getting the sandbox's SSH session may block (it connects when there is none yet), so
+/// `sessionProvider` runs on Qt's thread pool; the tab is made on the GUI thread once it returns.
 class TerminalTabs : public QWidget
 {
     Q_OBJECT
@@ -39,6 +41,10 @@ Q_SIGNALS:
 private:
     const QString m_sandboxName;
     SessionProvider m_sessionProvider;
+    void showTabsOrOffer();
+
+    QStackedWidget* m_pages;
+    QWidget* m_noTerminal; ///< the page shown while no tab is open
     QTabWidget* m_tabs;
     QLabel* m_status;
     int m_opened = 0;

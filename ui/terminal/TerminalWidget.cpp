@@ -149,10 +149,14 @@ void TerminalWidget::scrollContentsBy(int, int)
 
 bool TerminalWidget::event(QEvent* event)
 {
-    // Keys belong to the program in the terminal, not to the window's shortcuts.
+    // Keys belong to the program in the terminal, not to the window's shortcuts, except the
+    // window's Ctrl+Shift ones.
     if (event->type() == QEvent::ShortcutOverride) {
-        event->accept();
-        return true;
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if (!isWindowShortcutKey(key->key(), key->modifiers())) {
+            event->accept();
+            return true;
+        }
     }
     return QAbstractScrollArea::event(event);
 }

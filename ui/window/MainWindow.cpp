@@ -13,7 +13,7 @@
 #include "hypervisor/HypervisorConnection.h"
 #include "log/CommandLog.h"
 #include "log/CommandLogPane.h"
-#include "run/Example.h"
+#include "run/ExampleScript.h"
 #include "run/InputFilesList.h"
 #include "run/RunPane.h"
 #include "sandbox/SandboxPool.h"
@@ -21,7 +21,7 @@
 #include "stats/StatsSampler.h"
 #include "terminal/SerialConsoleView.h"
 #include "terminal/TerminalTabs.h"
-#include "widgets/PerSandboxStack.h"
+#include "widgets/SandboxPageStack.h"
 #include "window/ConnectionStatusLabel.h"
 #include "window/SessionListModel.h"
 #include "window/SessionListPane.h"
@@ -153,6 +153,8 @@ MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
             &MainWindow::onOperationFinished);
     connect(m_workspaceActions, &WorkspaceActions::workspaceCreated, m_sessionList,
             &SessionListPane::select);
+    connect(m_workspaceActions, &WorkspaceActions::newTerminalRequested, this,
+            &MainWindow::openWorkspaceTerminal);
     connect(m_workspaces, &WorkspaceManager::connectedChanged, this,
             [this, lost = false](bool connected, const QString& reason) mutable {
                 // The first connection (the reattach at start) is no news; one after a loss is.
@@ -245,7 +247,7 @@ void MainWindow::createMenus()
     file->addAction(m_openAction);
     QMenu* examples = file->addMenu(tr("&Examples"));
     examples->setObjectName(QStringLiteral("examplesMenu"));
-    for (const Example& example : Example::all()) {
+    for (const ExampleScript& example : ExampleScript::all()) {
         QAction* action = examples->addAction(example.title);
         action->setToolTip(QDir::toNativeSeparators(example.script));
         connect(action, &QAction::triggered, this, [this, example] { loadExample(example); });
@@ -267,6 +269,8 @@ void MainWindow::createMenus()
     workspace->addAction(m_workspaceActions->newAction());
     workspace->addSeparator();
     workspace->addActions(m_workspaceActions->lifecycleActions());
+    workspace->addSeparator();
+    workspace->addAction(m_workspaceActions->newTerminalAction());
     workspace->addSeparator();
     workspace->addAction(m_workspaceActions->deleteAction());
     workspace->addSeparator();
@@ -390,7 +394,7 @@ void MainWindow::createWorkspaceTabs()
     m_workspaceTabs->setDocumentMode(true);
     const auto readyDeadline = [] { return std::chrono::steady_clock::now() + std::chrono::seconds(120); };
     WorkspaceManager* manager = m_workspaces;
-    m_terminals = new PerSandboxStack(
+    m_terminals = new SandboxPageStack(
         [manager, readyDeadline](const QString& name) -> QWidget* {
             auto* tabs = new TerminalTabs(QStringLiteral("workspace-") + name, [manager, name, readyDeadline]()
                                               -> Expected<std::shared_ptr<GuestSession>> {
@@ -404,7 +408,7 @@ void MainWindow::createWorkspaceTabs()
             return tabs;
         },
         tr("Select a workspace"), this);
-    m_files = new PerSandboxStack(
+    m_files = new SandboxPageStack(
         [this, manager, readyDeadline](const QString& name) -> QWidget* {
             auto* page = new WorkspaceFilesPage([manager, name, readyDeadline]()
                                               -> Expected<std::shared_ptr<SftpClient>> {
@@ -427,7 +431,7 @@ void MainWindow::createWorkspaceTabs()
         },
         tr("Select a workspace"), this);
     HypervisorConnection* connection = m_connection;
-    m_consoles = new PerSandboxStack(
+    m_consoles = new SandboxPageStack(
         [connection](const QString& name) -> QWidget* {
             return new SerialConsoleView(*connection, workspaceDomainName(name));
         },
@@ -444,39 +448,52 @@ void MainWindow::createWorkspaceTabs()
         QStringList listed;
         for (const auto& entry : m_workspaces->workspaces())
             listed.append(entry.record.name);
-        for (PerSandboxStack* stack : {m_terminals, m_files, m_consoles})
+        for (SandboxPageStack* stack : {m_terminals, m_files, m_consoles})
             for (const QString& name : stack->sandboxes())
                 if (!listed.contains(name))
                     stack->removeSandbox(name);
     });
 }
 
+void MainWindow::openWorkspaceTerminal(const QString& workspace)
+{
+    // A page made now opens its first shell by itself; an existing one gets another tab.
+    const bool made = m_terminals->page(workspace) != nullptr;
+    m_sessionList->select(workspace);
+    m_workspaceTabs->setCurrentWidget(m_terminals);
+    m_terminals->showSandbox(workspace);
+    if (auto* tabs = qobject_cast<TerminalTabs*>(m_terminals->page(workspace)); tabs && made)
+        tabs->openTerminal();
+}
+
 void MainWindow::showWorkspaceTab()
 {
     // Pages are made when their tab is first shown for a workspace: a console attaches, a
     // terminal connects.
-    auto* stack = qobject_cast<PerSandboxStack*>(m_workspaceTabs->currentWidget());
+    auto* stack = qobject_cast<SandboxPageStack*>(m_workspaceTabs->currentWidget());
     if (stack)
         stack->showSandbox(m_currentWorkspace);
 }
 
-void MainWindow::onOperationFinished(const QString& workspace, const QString& what,
-                                     const QString& error, const QString& notice, bool warning)
+void MainWindow::onOperationFinished(const OperationReport& report)
 {
-    if (error.isEmpty() && warning) {
+    const QString& what = report.what;
+    const QString& workspace = report.workspace;
+    const QString& notice = report.notice;
+    if (report.result && report.warning) {
         statusBar()->showMessage(tr("%1 of workspace '%2': %3").arg(what, workspace, notice));
         QMessageBox::warning(this, tr("%1 Workspace").arg(what),
                              tr("Workspace '%1' was %2").arg(workspace, notice));
         return;
     }
-    if (error.isEmpty()) {
+    if (report.result) {
         statusBar()->showMessage(tr("%1 of workspace '%2': %3")
                                      .arg(what, workspace, notice.isEmpty() ? tr("done") : notice),
                                  notice.isEmpty() ? 5000 : 15000);
         return;
     }
     statusBar()->showMessage(tr("%1 of workspace '%2' failed").arg(what, workspace), 8000);
-    QMessageBox::warning(this, tr("%1 Workspace").arg(what), error);
+    QMessageBox::warning(this, tr("%1 Workspace").arg(what), report.result.error().message);
 }
 
 void MainWindow::updateActions()
@@ -540,7 +557,7 @@ void MainWindow::openScript()
         statusBar()->showMessage(tr("Loaded %1").arg(path), 5000);
 }
 
-void MainWindow::loadExample(const Example& example)
+void MainWindow::loadExample(const ExampleScript& example)
 {
     if (m_runPane->isRunning()) {
         statusBar()->showMessage(tr("A run is going on; load the example when it has ended."), 5000);

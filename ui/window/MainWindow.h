@@ -13,27 +13,28 @@ class QTabWidget;
 namespace sbw {
 
 class AgentsPane;
-struct Example;
+class ApprovalQueue;
+class ApprovalQueuePane;
 class CommandLog;
 class ConnectionStatusLabel;
-class SandboxPool;
+struct ExampleScript;
 class GraphPane;
 class HypervisorConnection;
 class McpHttpTransport;
 class McpServer;
-class PerSandboxStack;
+struct OperationReport;
 class PolicyGate;
-class StatsSampler;
 class RunPane;
+struct RunResult;
+class SandboxPageStack;
+class SandboxPool;
 class SessionListModel;
 class SessionListPane;
+class StatsSampler;
+class Workbench;
 class WorkspaceActions;
 class WorkspaceManager;
 class WorkspacePane;
-class Workbench;
-class ApprovalQueue;
-class ApprovalQueuePane;
-struct RunResult;
 
 /// The workbench window: the session list on the left (the ephemeral run and every
 /// workspace), the selected session's panes in the middle (the run pane; or for a workspace
@@ -59,9 +60,9 @@ public:
     WorkspaceManager* workspaceManager() const { return m_workspaces; }
     WorkspaceActions* workspaceActions() const { return m_workspaceActions; }
     QTabWidget* workspaceTabs() const { return m_workspaceTabs; }
-    PerSandboxStack* terminals() const { return m_terminals; }
-    PerSandboxStack* files() const { return m_files; }
-    PerSandboxStack* consoles() const { return m_consoles; }
+    SandboxPageStack* terminals() const { return m_terminals; }
+    SandboxPageStack* files() const { return m_files; }
+    SandboxPageStack* consoles() const { return m_consoles; }
     GraphPane* graphPane() const { return m_graphPane; }
     /// The command log (dataDir()/command-log.sqlite); null when it cannot be opened.
     std::shared_ptr<CommandLog> commandLog() const { return m_commandLog; }
@@ -81,7 +82,7 @@ public Q_SLOTS:
     void openScript();
     /// Loads an example of File ▸ Examples into the run pane: script, language, image
     /// template and input files.
-    void loadExample(const sbw::Example& example);
+    void loadExample(const sbw::ExampleScript& example);
     void saveStdout();
     void saveStderr();
     void showAbout();
@@ -105,8 +106,8 @@ private:
     void showWorkspace(const QString& name);
     void createWorkspaceTabs();
     void showWorkspaceTab();
-    void onOperationFinished(const QString& workspace, const QString& what, const QString& error,
-                             const QString& notice, bool warning);
+    void openWorkspaceTerminal(const QString& workspace);
+    void onOperationFinished(const sbw::OperationReport& report);
     void saveBytes(const QByteArray& bytes, const QString& title, const QString& suggestedName);
 
     Workbench* m_workbench;
@@ -121,9 +122,9 @@ private:
     SessionListPane* m_sessionList;
     QStackedWidget* m_center;
     QTabWidget* m_workspaceTabs = nullptr;
-    PerSandboxStack* m_terminals = nullptr;
-    PerSandboxStack* m_files = nullptr;
-    PerSandboxStack* m_consoles = nullptr;
+    SandboxPageStack* m_terminals = nullptr;
+    SandboxPageStack* m_files = nullptr;
+    SandboxPageStack* m_consoles = nullptr;
     StatsSampler* m_sampler;
     GraphPane* m_graphPane;
     std::shared_ptr<CommandLog> m_commandLog;

@@ -42,6 +42,9 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
     m_checkpoint = makeAction(tr("&Checkpoint…"), QStringLiteral("camera-photo"),
                               QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
                               tr("Save disk and memory as a named checkpoint (Ctrl+Shift+K)"));
+    m_newTerminal = makeAction(tr("New &Terminal"), QStringLiteral("utilities-terminal"),
+                               QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T),
+                               tr("Open another login shell in the workspace (Ctrl+Shift+T)"));
     m_delete = makeAction(tr("&Delete Workspace…"), QStringLiteral("edit-delete"), {},
                           tr("Delete the workspace with its disk and checkpoints"));
 
@@ -59,6 +62,8 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
             [this] { run(tr("Wake"), ActionKind::Wake, {}, [](Workspace& w) { return w.wake(); }); });
     connect(m_checkpoint, &QAction::triggered, this, &WorkspaceActions::takeCheckpoint);
     connect(m_delete, &QAction::triggered, this, &WorkspaceActions::deleteWorkspace);
+    connect(m_newTerminal, &QAction::triggered, this,
+            [this] { Q_EMIT newTerminalRequested(m_current); });
     connect(m_manager, &WorkspaceManager::stateChanged, this, &WorkspaceActions::updateEnabled);
     connect(m_manager, &WorkspaceManager::workspacesChanged, this, &WorkspaceActions::updateEnabled);
     connect(m_manager, &WorkspaceManager::connectedChanged, this, &WorkspaceActions::updateEnabled);
@@ -99,6 +104,7 @@ void WorkspaceActions::updateEnabled()
     m_hibernate->setEnabled(usable && canHibernate(state));
     m_wake->setEnabled(usable && canWake(state));
     m_checkpoint->setEnabled(usable && canCheckpoint(state));
+    m_newTerminal->setEnabled(usable && canExec(state));
     m_delete->setEnabled(usable && canDelete(state));
 }
 
@@ -120,7 +126,7 @@ void WorkspaceActions::run(const QString& what, ActionKind kind, const QString& 
             LoggedAction action(log, logged);
             auto outcome = operation(workspace);
             action.finish(LoggedAction::endOf(outcome));
-            return Report{outcome ? QString() : outcome.error().message, {}, false};
+            return OperationReport{{}, {}, outcome, {}, false};
         },
         changesCheckpoints);
 }
@@ -137,13 +143,13 @@ void WorkspaceActions::stopWorkspace()
             const auto stopped = workspace.stop();
             finishStopAction(action, stopped);
             if (!stopped)
-                return Report{stopped.error().message, {}, false};
-            return Report{{}, stopped->summary(), stopped->forced};
+                return OperationReport{{}, {}, stopped.error(), {}, false};
+            return OperationReport{{}, {}, {}, stopped->summary(), stopped->forced};
         },
         false);
 }
 
-void WorkspaceActions::runTask(const QString& what, std::function<Report(Workspace&)> task,
+void WorkspaceActions::runTask(const QString& what, std::function<OperationReport(Workspace&)> task,
                                bool changesCheckpoints)
 {
     const QString name = m_current;
@@ -154,13 +160,15 @@ void WorkspaceActions::runTask(const QString& what, std::function<Report(Workspa
     updateEnabled();
     runThen(
         this, [workspace, task = std::move(task)] { return task(*workspace); },
-        [this, name, what, changesCheckpoints](const Report& report) {
+        [this, name, what, changesCheckpoints](OperationReport report) {
             m_busy.remove(name);
             m_manager->refresh();
             updateEnabled();
             if (changesCheckpoints)
                 Q_EMIT checkpointsChanged(name);
-            Q_EMIT operationFinished(name, what, report.error, report.notice, report.warning);
+            report.workspace = name;
+            report.what = what;
+            Q_EMIT operationFinished(report);
         });
 }
 
@@ -203,8 +211,7 @@ void WorkspaceActions::create(const QString& name, const WorkspaceSettings& sett
         m_busy.remove(name);
         m_manager->refresh();
         updateEnabled();
-        Q_EMIT operationFinished(name, tr("Create"), created ? QString() : created.error().message, {},
-                                 false);
+        Q_EMIT operationFinished(OperationReport{name, tr("Create"), created, {}, false});
         if (created)
             Q_EMIT workspaceCreated(name);
     });

@@ -22,6 +22,17 @@ class HypervisorConnection;
 class Workspace;
 class WorkspaceManager;
 
+/// How a lifecycle operation on a workspace ended, as WorkspaceActions::operationFinished()
+/// reports it.
+struct OperationReport
+{
+    QString workspace;
+    QString what;           ///< the action's name, e.g. "Pause"
+    Expected<void> result;  ///< the operation's error, if it failed
+    QString notice;         ///< how it went when that matters (a stop: StopOutcome::summary())
+    bool warning = false;   ///< the person must know (a stop that forced the guest off)
+};
+
 /// The lifecycle actions of the selected workspace — New, Start, Stop, Pause, Resume,
 /// Hibernate, Wake, Checkpoint, Delete — shared by the toolbar, the menus, the session list's
 /// context menu and the workspace pane. Each is enabled from the state predicates
@@ -47,6 +58,8 @@ public:
     QAction* hibernateAction() const { return m_hibernate; }
     QAction* wakeAction() const { return m_wake; }
     QAction* checkpointAction() const { return m_checkpoint; }
+    /// Workspace ▸ New Terminal (Ctrl+Shift+T): newTerminalRequested() for the current one.
+    QAction* newTerminalAction() const { return m_newTerminal; }
     QAction* deleteAction() const { return m_delete; }
     /// The lifecycle actions in toolbar order (New and Delete excluded).
     QList<QAction*> lifecycleActions() const;
@@ -70,15 +83,14 @@ public Q_SLOTS:
     void create(const QString& name, const sbw::WorkspaceSettings& settings);
 
 Q_SIGNALS:
-    /// An operation ended; `error` is empty on success. `what` is e.g. "Pause". `notice` says
-    /// how it went when that matters (a stop: StopOutcome::summary()), empty otherwise;
-    /// `warning` when the person must know (a stop that forced the guest off).
-    void operationFinished(const QString& workspace, const QString& what, const QString& error,
-                           const QString& notice, bool warning);
+    /// An operation ended.
+    void operationFinished(const sbw::OperationReport& report);
     /// The checkpoints of `workspace` may have changed (checkpoint, revert, delete).
     void checkpointsChanged(const QString& workspace);
     /// A workspace was created (it is stopped) and should be selected.
     void workspaceCreated(const QString& workspace);
+    /// New Terminal was chosen for `workspace`.
+    void newTerminalRequested(const QString& workspace);
 
 private:
     QAction* makeAction(const QString& text, const QString& icon, const QKeySequence& shortcut,
@@ -87,15 +99,9 @@ private:
     /// with `detail` (checkpoint name, ...) as its command.
     void run(const QString& what, ActionKind kind, const QString& detail,
              std::function<Expected<void>(Workspace&)> operation, bool changesCheckpoints = false);
-    /// How an operation ended, as operationFinished() reports it.
-    struct Report
-    {
-        QString error;
-        QString notice;
-        bool warning = false;
-    };
-    /// Runs `task` (which writes its own log row) for the current workspace on the thread pool.
-    void runTask(const QString& what, std::function<Report(Workspace&)> task,
+    /// Runs `task` (which writes its own log row) for the current workspace on the thread pool;
+    /// the report it returns gets the workspace's name and `what` filled in.
+    void runTask(const QString& what, std::function<OperationReport(Workspace&)> task,
                  bool changesCheckpoints);
     void stopWorkspace();
     void createWorkspace();
@@ -116,6 +122,7 @@ private:
     QAction* m_hibernate;
     QAction* m_wake;
     QAction* m_checkpoint;
+    QAction* m_newTerminal;
     QAction* m_delete;
 };
 

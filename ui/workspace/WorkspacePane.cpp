@@ -29,7 +29,7 @@ namespace {
 
 const QString kWorkdir = QStringLiteral("/root");
 
-QString statusText(const WorkspaceExecOutcome& outcome)
+QString statusText(const WorkspaceCommandOutcome& outcome)
 {
     if (!outcome.error.isEmpty())
         return QObject::tr("could not run: %1").arg(outcome.error);
@@ -142,8 +142,8 @@ WorkspacePane::WorkspacePane(WorkspaceManager* manager, WorkspaceActions* action
     connect(m_runButton, &QPushButton::clicked, this, &WorkspacePane::runCommand);
     connect(m_cancelButton, &QPushButton::clicked, this, &WorkspacePane::cancelCommand);
     connect(m_settingsButton, &QPushButton::clicked, this, &WorkspacePane::editSettings);
-    connect(&m_exec, &WorkspaceExecController::outputReceived, m_output, &OutputView::appendOutput);
-    connect(&m_exec, &WorkspaceExecController::finished, this, &WorkspacePane::onCommandFinished);
+    connect(&m_exec, &WorkspaceCommandRunner::outputReceived, m_output, &OutputView::appendOutput);
+    connect(&m_exec, &WorkspaceCommandRunner::finished, this, &WorkspacePane::onCommandFinished);
     connect(m_revertButton, &QPushButton::clicked, this, [this] {
         if (const QString name = selectedCheckpoint(); !name.isEmpty())
             m_actions->revertTo(name);
@@ -261,7 +261,7 @@ void WorkspacePane::cancelCommand()
     m_exec.cancel();
 }
 
-void WorkspacePane::onCommandFinished(const WorkspaceExecOutcome& outcome)
+void WorkspacePane::onCommandFinished(const WorkspaceCommandOutcome& outcome)
 {
     m_output->endOutput();
     m_output->appendNote(statusText(outcome));

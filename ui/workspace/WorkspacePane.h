@@ -1,7 +1,7 @@
 #pragma once
 
 #include "workspace/WorkspaceCheckpoint.h"
-#include "workspace/WorkspaceExecController.h"
+#include "workspace/WorkspaceCommandRunner.h"
 
 #include <QWidget>
 
@@ -53,14 +53,14 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     /// A command ended (for tests and the status bar).
-    void commandFinished(const sbw::WorkspaceExecOutcome& outcome);
+    void commandFinished(const sbw::WorkspaceCommandOutcome& outcome);
 
 private:
     void updateHeading();
     void updateEnabled();
     /// The listing of workspace `name`, or the error in place of its rows.
     void showCheckpoints(const QString& name, const Expected<QList<CheckpointInfo>>& checkpoints);
-    void onCommandFinished(const WorkspaceExecOutcome& outcome);
+    void onCommandFinished(const WorkspaceCommandOutcome& outcome);
     QString selectedCheckpoint() const;
 
     WorkspaceManager* m_manager;
@@ -78,7 +78,7 @@ private:
     QTreeWidget* m_checkpoints;
     QPushButton* m_revertButton;
     QPushButton* m_deleteCheckpointButton;
-    WorkspaceExecController m_exec;
+    WorkspaceCommandRunner m_exec;
 };
 
 } // namespace sbw

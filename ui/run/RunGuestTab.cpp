@@ -1,4 +1,4 @@
-#include "run/RunSandboxPage.h"
+#include "run/RunGuestTab.h"
 
 #include "guest/GuestSession.h"
 
@@ -9,13 +9,13 @@
 
 namespace sbw {
 
-struct RunSandboxPage::Live
+struct RunGuestTab::Live
 {
     std::mutex mutex;
     std::shared_ptr<GuestSession> session; ///< null once the run ended
 };
 
-RunSandboxPage::RunSandboxPage(Factory factory, const QString& what, AfterEnd afterEnd, QWidget* parent)
+RunGuestTab::RunGuestTab(Factory factory, const QString& what, AfterEnd afterEnd, QWidget* parent)
     : QWidget(parent), m_factory(std::move(factory)), m_what(what), m_afterEnd(afterEnd),
       m_notice(new QLabel(this))
 {
@@ -30,14 +30,14 @@ RunSandboxPage::RunSandboxPage(Factory factory, const QString& what, AfterEnd af
     setNotice(idleText());
 }
 
-RunSandboxPage::~RunSandboxPage() = default;
+RunGuestTab::~RunGuestTab() = default;
 
-QString RunSandboxPage::idleText() const
+QString RunGuestTab::idleText() const
 {
     return tr("No run is running. While a run's script runs, its %1 are here.").arg(m_what);
 }
 
-void RunSandboxPage::runStarted()
+void RunGuestTab::runStarted()
 {
     dropSession();
     if (m_content) {
@@ -51,7 +51,7 @@ void RunSandboxPage::runStarted()
     setNotice(tr("The run's microVM is starting; its %1 are here once it is ready.").arg(m_what));
 }
 
-void RunSandboxPage::setSession(std::shared_ptr<GuestSession> session)
+void RunGuestTab::setSession(std::shared_ptr<GuestSession> session)
 {
     m_live = std::make_shared<Live>();
     m_live->session = std::move(session);
@@ -60,7 +60,7 @@ void RunSandboxPage::setSession(std::shared_ptr<GuestSession> session)
         makeContent();
 }
 
-void RunSandboxPage::runEnded()
+void RunGuestTab::runEnded()
 {
     dropSession();
     if (m_content && m_afterEnd == AfterEnd::Disable)
@@ -70,7 +70,7 @@ void RunSandboxPage::runEnded()
                         : idleText());
 }
 
-void RunSandboxPage::dropSession()
+void RunGuestTab::dropSession()
 {
     if (!m_live)
         return;
@@ -81,24 +81,24 @@ void RunSandboxPage::dropSession()
     m_live.reset();
 }
 
-bool RunSandboxPage::isLive() const
+bool RunGuestTab::isLive() const
 {
     return m_live != nullptr;
 }
 
-QString RunSandboxPage::noticeText() const
+QString RunGuestTab::noticeText() const
 {
     return m_notice->isHidden() ? QString() : m_notice->text();
 }
 
-void RunSandboxPage::showEvent(QShowEvent* event)
+void RunGuestTab::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
     if (m_live && !m_content)
         makeContent();
 }
 
-void RunSandboxPage::makeContent()
+void RunGuestTab::makeContent()
 {
     std::shared_ptr<Live> live = m_live;
     m_content = m_factory([live]() -> Expected<std::shared_ptr<GuestSession>> {
@@ -113,7 +113,7 @@ void RunSandboxPage::makeContent()
     box->addWidget(m_content, 1);
 }
 
-void RunSandboxPage::setNotice(const QString& text)
+void RunGuestTab::setNotice(const QString& text)
 {
     m_notice->setText(text);
     m_notice->setHidden(text.isEmpty());

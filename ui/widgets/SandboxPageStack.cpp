@@ -1,10 +1,10 @@
-#include "widgets/PerSandboxStack.h"
+#include "widgets/SandboxPageStack.h"
 
 #include <QLabel>
 
 namespace sbw {
 
-PerSandboxStack::PerSandboxStack(Factory factory, const QString& placeholder, QWidget* parent)
+SandboxPageStack::SandboxPageStack(Factory factory, const QString& placeholder, QWidget* parent)
     : QStackedWidget(parent), m_factory(std::move(factory))
 {
     auto* label = new QLabel(placeholder, this);
@@ -14,7 +14,7 @@ PerSandboxStack::PerSandboxStack(Factory factory, const QString& placeholder, QW
     addWidget(m_placeholder);
 }
 
-void PerSandboxStack::showSandbox(const QString& sandbox)
+void SandboxPageStack::showSandbox(const QString& sandbox)
 {
     if (sandbox.isEmpty()) {
         setCurrentWidget(m_placeholder);
@@ -29,7 +29,7 @@ void PerSandboxStack::showSandbox(const QString& sandbox)
     setCurrentWidget(it->second);
 }
 
-void PerSandboxStack::removeSandbox(const QString& sandbox)
+void SandboxPageStack::removeSandbox(const QString& sandbox)
 {
     auto it = m_pages.find(sandbox);
     if (it == m_pages.end())
@@ -41,13 +41,13 @@ void PerSandboxStack::removeSandbox(const QString& sandbox)
     m_pages.erase(it);
 }
 
-QWidget* PerSandboxStack::page(const QString& sandbox) const
+QWidget* SandboxPageStack::page(const QString& sandbox) const
 {
     auto it = m_pages.find(sandbox);
     return it == m_pages.end() ? nullptr : it->second;
 }
 
-QStringList PerSandboxStack::sandboxes() const
+QStringList SandboxPageStack::sandboxes() const
 {
     QStringList names;
     for (const auto& [name, page] : m_pages)

@@ -20,7 +20,7 @@ class GuestSession;
 /// ended (it may be called on any thread). When the run ends, the content stays for reading
 /// under a line saying that the microVM is gone, until the next run starts; content whose
 /// controls act on the guest (AfterEnd::Disable, the file tree) is disabled then.
-class RunSandboxPage : public QWidget
+class RunGuestTab : public QWidget
 {
     Q_OBJECT
 
@@ -36,8 +36,8 @@ public:
     };
 
     /// `what` names the content in the lines shown, in plural ("terminals", "files").
-    RunSandboxPage(Factory factory, const QString& what, AfterEnd afterEnd, QWidget* parent = nullptr);
-    ~RunSandboxPage() override;
+    RunGuestTab(Factory factory, const QString& what, AfterEnd afterEnd, QWidget* parent = nullptr);
+    ~RunGuestTab() override;
 
     /// A run started: the previous run's content goes; the page waits for the guest.
     void runStarted();

@@ -18,7 +18,7 @@ class Workspace;
 
 /// How one command in a workspace ended, for the controller's finished() signal: status or
 /// error, the limit that ended it, wallMs from start() to the end.
-struct WorkspaceExecOutcome : WorkspaceCommandResult
+struct WorkspaceCommandOutcome : WorkspaceCommandResult
 {
     QString command; ///< the command line as typed
 };
@@ -27,13 +27,13 @@ struct WorkspaceExecOutcome : WorkspaceCommandResult
 /// the GUI's command line. Output arrives batched (OutputBatcher: at most one burst per 50 ms)
 /// on the controller's thread, then finished(). Destroying the controller cancels a command
 /// in progress (its guest session is killed) and waits for the worker.
-class WorkspaceExecController : public QObject
+class WorkspaceCommandRunner : public QObject
 {
     Q_OBJECT
 
 public:
-    explicit WorkspaceExecController(QObject* parent = nullptr);
-    ~WorkspaceExecController() override;
+    explicit WorkspaceCommandRunner(QObject* parent = nullptr);
+    ~WorkspaceCommandRunner() override;
 
     bool isRunning() const { return m_running; }
 
@@ -52,7 +52,7 @@ public:
 
 Q_SIGNALS:
     void outputReceived(sbw::OutputStream stream, const QByteArray& bytes);
-    void finished(const sbw::WorkspaceExecOutcome& outcome);
+    void finished(const sbw::WorkspaceCommandOutcome& outcome);
 
 private:
     void joinWorker();
@@ -70,4 +70,4 @@ QByteArray workspaceShellCommand(const QString& command, const QString& workdir)
 
 } // namespace sbw
 
-Q_DECLARE_METATYPE(sbw::WorkspaceExecOutcome)
+Q_DECLARE_METATYPE(sbw::WorkspaceCommandOutcome)

@@ -1,4 +1,4 @@
-#include "guest/SessionLoop.h"
+#include "guest/SshSessionThread.h"
 
 #include "base/Logging.h"
 
@@ -22,7 +22,7 @@ int drainWakeFd(socket_t fd, int, void*)
 
 } // namespace
 
-SessionLoop::SessionLoop(ssh_session session) : m_session(session)
+SshSessionThread::SshSessionThread(ssh_session session) : m_session(session)
 {
     ssh_set_blocking(m_session, 0);
     m_wakeFd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -32,12 +32,12 @@ SessionLoop::SessionLoop(ssh_session session) : m_session(session)
     m_thread = std::thread([this] { run(); });
 }
 
-SessionLoop::~SessionLoop()
+SshSessionThread::~SshSessionThread()
 {
     stop();
 }
 
-void SessionLoop::add(std::shared_ptr<Job> job)
+void SshSessionThread::add(std::shared_ptr<Job> job)
 {
     QString endReason;
     {
@@ -54,12 +54,12 @@ void SessionLoop::add(std::shared_ptr<Job> job)
         job->fail(endReason);
 }
 
-void SessionLoop::wake()
+void SshSessionThread::wake()
 {
     eventfd_write(m_wakeFd, 1);
 }
 
-void SessionLoop::stop()
+void SshSessionThread::stop()
 {
     {
         std::lock_guard lock(m_mutex);
@@ -75,19 +75,19 @@ void SessionLoop::stop()
     }
 }
 
-bool SessionLoop::onLoopThread() const
+bool SshSessionThread::onLoopThread() const
 {
     return std::this_thread::get_id() == m_thread.get_id();
 }
 
-void SessionLoop::failAll(std::vector<std::shared_ptr<Job>>& jobs, const QString& reason)
+void SshSessionThread::failAll(std::vector<std::shared_ptr<Job>>& jobs, const QString& reason)
 {
     for (const auto& job : jobs)
         job->fail(reason);
     jobs.clear();
 }
 
-void SessionLoop::run()
+void SshSessionThread::run()
 {
     std::vector<std::shared_ptr<Job>> jobs;
     QString reason = QStringLiteral("the guest session was closed");

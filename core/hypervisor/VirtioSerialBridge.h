@@ -29,19 +29,19 @@ namespace sbw {
 /// until the greeting has arrived; and when other bytes come first, they are the previous
 /// server's, and the bridge closes at once (the socket sees EOF), so that server sees the
 /// hang-up and ends, and the caller's next attempt meets a fresh one.
-class ChannelBridge
+class VirtioSerialBridge
 {
 public:
     /// Opens channel `portName` of the running domain. The returned bridge owns its end of the
     /// socketpair; takePeerFd() hands the other end to the caller. `greeting`: see the class
     /// comment; empty for none. Errors: no such channel, domain not running, connection lost.
-    static Expected<std::unique_ptr<ChannelBridge>> open(virConnectPtr conn, virDomainPtr domain,
+    static Expected<std::unique_ptr<VirtioSerialBridge>> open(virConnectPtr conn, virDomainPtr domain,
                                                          const char* portName,
                                                          const QByteArray& greeting = {});
-    ~ChannelBridge();
+    ~VirtioSerialBridge();
 
-    ChannelBridge(const ChannelBridge&) = delete;
-    ChannelBridge& operator=(const ChannelBridge&) = delete;
+    VirtioSerialBridge(const VirtioSerialBridge&) = delete;
+    VirtioSerialBridge& operator=(const VirtioSerialBridge&) = delete;
 
     /// The caller's end of the socketpair; the caller must close it. Call once.
     int takePeerFd();
@@ -49,7 +49,7 @@ public:
     struct State;
 
 private:
-    explicit ChannelBridge(std::shared_ptr<State> state, int peerFd);
+    explicit VirtioSerialBridge(std::shared_ptr<State> state, int peerFd);
     std::shared_ptr<State> m_state;
     int m_peerFd;
 };

@@ -1,4 +1,4 @@
-#include "run/Example.h"
+#include "run/ExampleScript.h"
 
 #include "base/DataPaths.h"
 
@@ -11,10 +11,10 @@
 
 namespace sbw {
 
-Expected<Example> Example::read(const QString& scriptPath)
+Expected<ExampleScript> ExampleScript::read(const QString& scriptPath)
 {
     const QFileInfo info(scriptPath);
-    Example example;
+    ExampleScript example;
     example.script = info.absoluteFilePath();
     if (info.suffix() == QLatin1String("py"))
         example.language = QStringLiteral("python");
@@ -54,9 +54,9 @@ Expected<Example> Example::read(const QString& scriptPath)
     return example;
 }
 
-QList<Example> Example::all()
+QList<ExampleScript> ExampleScript::all()
 {
-    QList<Example> examples;
+    QList<ExampleScript> examples;
     const QDir root(paths::examplesDir());
     QStringList folders{root.absolutePath()};
     for (const QString& sub : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
@@ -69,7 +69,7 @@ QList<Example> Example::all()
         }
     }
     std::sort(examples.begin(), examples.end(),
-              [](const Example& a, const Example& b) { return a.title < b.title; });
+              [](const ExampleScript& a, const ExampleScript& b) { return a.title < b.title; });
     return examples;
 }
 

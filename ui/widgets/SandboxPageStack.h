@@ -10,14 +10,14 @@ namespace sbw {
 /// One page per sandbox, made on first use: a workspace's terminals, file tree or console
 /// stay as they are while another workspace is shown. The placeholder page is shown while no
 /// sandbox is selected.
-class PerSandboxStack : public QStackedWidget
+class SandboxPageStack : public QStackedWidget
 {
     Q_OBJECT
 
 public:
     using Factory = std::function<QWidget*(const QString& sandbox)>;
 
-    PerSandboxStack(Factory factory, const QString& placeholder, QWidget* parent = nullptr);
+    SandboxPageStack(Factory factory, const QString& placeholder, QWidget* parent = nullptr);
 
     /// Shows the page of `sandbox` (empty: the placeholder), making it when there is none.
     void showSandbox(const QString& sandbox);

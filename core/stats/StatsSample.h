@@ -1,33 +1,13 @@
 #pragma once
 
+#include "hypervisor/DomainState.h"
+
 #include <QList>
 #include <QMetaType>
 #include <QString>
 #include <optional>
 
 namespace sbw {
-
-/// What a sandbox's domain is doing, from libvirt's domain state (plus a managed-save image for
-/// Hibernated).
-enum class SandboxState
-{
-    Running,
-    Paused,     ///< suspended by virDomainSuspend or by libvirt (I/O error, migration, …)
-    Hibernated, ///< shut off with a managed-save image (resumes where it stopped)
-    ShutOff,
-    ShuttingDown,
-    Crashed,
-    Suspended, ///< guest power-management suspend (pmsuspended)
-    Other      ///< blocked or a state this libvirt added later
-};
-
-/// "running", "paused", "hibernated", "shut off", "shutting down", "crashed", "suspended",
-/// "other" (the words `sbw stats` prints and --json writes).
-QString stateName(SandboxState state);
-
-/// True for states in which the guest makes no progress: paused, hibernated, shut off, crashed,
-/// suspended. Graphs shade these spans.
-bool isHalted(SandboxState state);
 
 /// One sample of one sandbox. Rates are averages since the previous sample of the same
 /// sandbox; they are empty on its first sample, after a counter went backwards (the domain was
@@ -37,7 +17,7 @@ struct SandboxSample
     qint64 timeMs = 0; ///< wall clock, ms since the Unix epoch (UTC)
     QString uuid;
     QString name; ///< libvirt domain name
-    SandboxState state = SandboxState::Other;
+    DomainState state = DomainState::Other;
     int vcpus = 1;                        ///< allocation the CPU figure is normalised to
     std::optional<double> cpuPercent;     ///< 0–100, share of its vCPUs' time (all of them = 100)
     std::optional<double> memoryUsedMiB;  ///< balloon available − unused (guest's view)

@@ -1,5 +1,5 @@
 // Examples of the File menu: the project's resources/examples and their metadata lines.
-#include "run/Example.h"
+#include "run/ExampleScript.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -15,7 +15,7 @@ private Q_SLOTS:
     void projectExamplesAreListed()
     {
         QStringList titles;
-        for (const Example& example : Example::all())
+        for (const ExampleScript& example : ExampleScript::all())
             titles << example.title;
         QCOMPARE(titles, QStringList({QStringLiteral("A failing script with a traceback"),
                                       QStringLiteral("A long-running script with a progress bar"),
@@ -25,7 +25,7 @@ private Q_SLOTS:
 
     void csvExampleNeedsPythonDataAndItsData()
     {
-        for (const Example& example : Example::all()) {
+        for (const ExampleScript& example : ExampleScript::all()) {
             if (example.title != QLatin1String("CSV summary and chart"))
                 continue;
             QCOMPARE(example.image, QStringLiteral("python-data"));
@@ -51,15 +51,15 @@ private Q_SLOTS:
         write(QStringLiteral("late.py"), "import os\n# Example: Too late\n");
         write(QStringLiteral("notes.txt"), "# Example: Not a script\n");
 
-        QVERIFY(Example::read(dir.filePath(QStringLiteral("plain.py"))).error().message.contains(
+        QVERIFY(ExampleScript::read(dir.filePath(QStringLiteral("plain.py"))).error().message.contains(
             QLatin1String("has no \"# Example: TITLE\" line")));
-        QVERIFY(Example::read(dir.filePath(QStringLiteral("missing.sh"))).error().message.contains(
+        QVERIFY(ExampleScript::read(dir.filePath(QStringLiteral("missing.sh"))).error().message.contains(
             QLatin1String("gone.csv, which does not exist")));
-        QVERIFY(!Example::read(dir.filePath(QStringLiteral("late.py"))));
-        QVERIFY(Example::read(dir.filePath(QStringLiteral("notes.txt"))).error().message.contains(
+        QVERIFY(!ExampleScript::read(dir.filePath(QStringLiteral("late.py"))));
+        QVERIFY(ExampleScript::read(dir.filePath(QStringLiteral("notes.txt"))).error().message.contains(
             QLatin1String("neither a .py nor a .sh script")));
     }
 };
 
 QTEST_GUILESS_MAIN(TestExample)
-#include "tst_example.moc"
+#include "tst_examplescript.moc"

@@ -17,7 +17,7 @@ namespace sbw {
 /// jobs (add()) and nudge it (wake()) when a job has new work, such as bytes to write.
 ///
 /// Internal to GuestSession, ShellChannel and SftpClient.
-class SessionLoop
+class SshSessionThread
 {
 public:
     /// Work on the session, stepped on the I/O thread only.
@@ -39,12 +39,12 @@ public:
     };
 
     /// Takes ownership of the connected, authenticated `session` and starts the I/O thread.
-    explicit SessionLoop(ssh_session_struct* session);
+    explicit SshSessionThread(ssh_session_struct* session);
     /// Same as stop().
-    ~SessionLoop();
+    ~SshSessionThread();
 
-    SessionLoop(const SessionLoop&) = delete;
-    SessionLoop& operator=(const SessionLoop&) = delete;
+    SshSessionThread(const SshSessionThread&) = delete;
+    SshSessionThread& operator=(const SshSessionThread&) = delete;
 
     /// Queues `job`; it is stepped from the next loop turn on. After the session ended the job's
     /// fail() runs at once, on the calling thread. Thread-safe.

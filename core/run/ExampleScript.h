@@ -15,7 +15,7 @@ namespace sbw {
 ///     # Example: CSV summary and chart      (title; required)
 ///     # Image: python-data                  (image template; default minimal)
 ///     # Files: sales.csv                    (input files beside the script, space-separated)
-struct Example
+struct ExampleScript
 {
     QString title;
     QString script;         ///< absolute path of the script
@@ -25,10 +25,10 @@ struct Example
 
     /// Reads an example script's metadata. Errors: unreadable file, no "# Example:" line,
     /// unknown extension, a listed input file that does not exist.
-    static Expected<Example> read(const QString& scriptPath);
+    static Expected<ExampleScript> read(const QString& scriptPath);
     /// Every example in paths::examplesDir() and its sub-folders (one level), by title.
     /// Scripts without an "# Example:" line are not examples and are left out.
-    static QList<Example> all();
+    static QList<ExampleScript> all();
 };
 
 } // namespace sbw

@@ -1,4 +1,4 @@
-#include "workspace/WorkspaceExecController.h"
+#include "workspace/WorkspaceCommandRunner.h"
 
 #include "workspace/Workspace.h"
 
@@ -21,32 +21,32 @@ QByteArray workspaceShellCommand(const QString& command, const QString& workdir)
     return "cd " + shellQuoted(workdir) + " && " + command.toUtf8();
 }
 
-WorkspaceExecController::WorkspaceExecController(QObject* parent) : QObject(parent)
+WorkspaceCommandRunner::WorkspaceCommandRunner(QObject* parent) : QObject(parent)
 {
-    qRegisterMetaType<sbw::WorkspaceExecOutcome>();
+    qRegisterMetaType<sbw::WorkspaceCommandOutcome>();
     connect(&m_output, &OutputBatcher::outputReceived, this,
-            &WorkspaceExecController::outputReceived);
+            &WorkspaceCommandRunner::outputReceived);
 }
 
-WorkspaceExecController::~WorkspaceExecController()
+WorkspaceCommandRunner::~WorkspaceCommandRunner()
 {
     m_cancel = true;
     joinWorker();
 }
 
-void WorkspaceExecController::setCommandLog(std::shared_ptr<CommandLog> log, Actor actor)
+void WorkspaceCommandRunner::setCommandLog(std::shared_ptr<CommandLog> log, Actor actor)
 {
     m_log = std::move(log);
     m_actor = std::move(actor);
 }
 
-void WorkspaceExecController::joinWorker()
+void WorkspaceCommandRunner::joinWorker()
 {
     if (m_worker.joinable())
         m_worker.join();
 }
 
-bool WorkspaceExecController::start(std::shared_ptr<Workspace> workspace, const QString& command,
+bool WorkspaceCommandRunner::start(std::shared_ptr<Workspace> workspace, const QString& command,
                                     const QString& workdir, std::chrono::seconds timeout,
                                     qint64 outputCapBytes)
 {
@@ -70,7 +70,7 @@ bool WorkspaceExecController::start(std::shared_ptr<Workspace> workspace, const 
     };
     m_worker = std::thread([this, workspace = std::move(workspace), options]() mutable {
         options.readyDeadline = std::chrono::steady_clock::now() + kReadyWait;
-        WorkspaceExecOutcome outcome;
+        WorkspaceCommandOutcome outcome;
         static_cast<WorkspaceCommandResult&>(outcome) = runWorkspaceCommand(*workspace, options);
         outcome.command = options.command;
         QMetaObject::invokeMethod(

@@ -1,4 +1,4 @@
-#include "hypervisor/ChannelBridge.h"
+#include "hypervisor/VirtioSerialBridge.h"
 
 #include "base/Logging.h"
 #include "hypervisor/LibvirtEventLoop.h"
@@ -18,7 +18,7 @@
 
 namespace sbw {
 
-struct ChannelBridge::State
+struct VirtioSerialBridge::State
 {
     std::mutex mutex;
     virStreamPtr stream = nullptr;
@@ -43,15 +43,15 @@ struct ChannelBridge::State
 namespace {
 constexpr int kChunk = 64 * 1024;
 
-// The callbacks get the state as a plain pointer: ~ChannelBridge keeps it alive until they
+// The callbacks get the state as a plain pointer: ~VirtioSerialBridge keeps it alive until they
 // cannot run any more (LibvirtEventLoop::releaseAfterCallbacks()).
-ChannelBridge::State& stateOf(void* opaque)
+VirtioSerialBridge::State& stateOf(void* opaque)
 {
-    return *static_cast<ChannelBridge::State*>(opaque);
+    return *static_cast<VirtioSerialBridge::State*>(opaque);
 }
 } // namespace
 
-void ChannelBridge::State::updateInterest()
+void VirtioSerialBridge::State::updateInterest()
 {
     int streamEvents = VIR_STREAM_EVENT_ERROR | VIR_STREAM_EVENT_HANGUP;
     if (toSocket.isEmpty() && !guestEof)
@@ -68,7 +68,7 @@ void ChannelBridge::State::updateInterest()
     virEventUpdateHandle(fdWatch, socketEvents);
 }
 
-void ChannelBridge::State::close()
+void VirtioSerialBridge::State::close()
 {
     if (closed)
         return;
@@ -88,7 +88,7 @@ void ChannelBridge::State::close()
 // Called with the guest's next bytes in `toSocket` while the greeting is awaited: they must
 // continue it. Anything else was written by the server of an earlier connection, which would
 // also read this connection's first bytes: close, so that it sees the hang-up and ends.
-void ChannelBridge::State::checkGreeting()
+void VirtioSerialBridge::State::checkGreeting()
 {
     const qsizetype n = std::min(toSocket.size(), greeting.size());
     if (toSocket.left(n) != greeting.left(n)) {
@@ -102,7 +102,7 @@ void ChannelBridge::State::checkGreeting()
     greeting.remove(0, n);
 }
 
-void ChannelBridge::State::onStream(int events)
+void VirtioSerialBridge::State::onStream(int events)
 {
     std::lock_guard lock(mutex);
     if (closed)
@@ -148,7 +148,7 @@ void ChannelBridge::State::onStream(int events)
     updateInterest();
 }
 
-void ChannelBridge::State::onSocket(int events)
+void VirtioSerialBridge::State::onSocket(int events)
 {
     std::lock_guard lock(mutex);
     if (closed)
@@ -187,7 +187,7 @@ void ChannelBridge::State::onSocket(int events)
     updateInterest();
 }
 
-Expected<std::unique_ptr<ChannelBridge>> ChannelBridge::open(virConnectPtr conn,
+Expected<std::unique_ptr<VirtioSerialBridge>> VirtioSerialBridge::open(virConnectPtr conn,
                                                              virDomainPtr domain,
                                                              const char* portName,
                                                              const QByteArray& greeting)
@@ -222,15 +222,15 @@ Expected<std::unique_ptr<ChannelBridge>> ChannelBridge::open(virConnectPtr conn,
                               state.get(), nullptr);
     state->fdWatch = virEventAddHandle(state->fd, VIR_EVENT_HANDLE_READABLE, socketCallback,
                                        state.get(), nullptr);
-    return std::unique_ptr<ChannelBridge>(new ChannelBridge(state, fds[1]));
+    return std::unique_ptr<VirtioSerialBridge>(new VirtioSerialBridge(state, fds[1]));
 }
 
-ChannelBridge::ChannelBridge(std::shared_ptr<State> state, int peerFd)
+VirtioSerialBridge::VirtioSerialBridge(std::shared_ptr<State> state, int peerFd)
     : m_state(std::move(state)), m_peerFd(peerFd)
 {
 }
 
-ChannelBridge::~ChannelBridge()
+VirtioSerialBridge::~VirtioSerialBridge()
 {
     {
         std::lock_guard lock(m_state->mutex);
@@ -241,7 +241,7 @@ ChannelBridge::~ChannelBridge()
         ::close(m_peerFd);
 }
 
-int ChannelBridge::takePeerFd()
+int VirtioSerialBridge::takePeerFd()
 {
     return std::exchange(m_peerFd, -1);
 }
