@@ -411,6 +411,8 @@ private Q_SLOTS:
         QVERIFY(offer);
         QVERIFY(offer->isVisible());
         QCOMPARE(tabs.count(), 0);
+        if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+            tabs.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/terminal-none-open.png"));
         QSignalSpy failed(&tabs, &sbw::TerminalTabs::openFailed);
         offer->click();
         QVERIFY(failed.wait(10000));
