@@ -30,7 +30,9 @@
 #include "workspace/WorkspacePane.h"
 #include "workspace/WorkspaceSettingsDialog.h"
 
+#include <QAbstractButton>
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QFile>
 #include <QLineEdit>
@@ -101,6 +103,8 @@ void TestWorkspacePane::initTestCase()
     m_window = std::make_unique<MainWindow>(m_workbench.get());
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
 }
 
 void TestWorkspacePane::cleanupTestCase()
@@ -131,6 +135,8 @@ void TestWorkspacePane::sessionListShowsWorkspaceAndState()
              QStringLiteral("Ephemeral run"));
     m_window->sessionList()->select(m_name);
     QCOMPARE(m_window->workspacePane()->workspace(), m_name);
+    QCOMPARE(m_window->workspacePane()->output()->placeholderText(),
+             QStringLiteral("Output of the command appears here."));
     QCOMPARE(m_window->workspaceActions()->current(), m_name);
     // The guest agent connects once the guest has booted: starting → running.
     waitForState(WorkspaceState::Running, kBootTimeoutMs);
@@ -144,8 +150,11 @@ WorkspaceCommandOutcome TestWorkspacePane::runTyped(const QString& command)
     WorkspacePane* pane = m_window->workspacePane();
     QSignalSpy finished(pane, &WorkspacePane::commandFinished);
     pane->commandLine()->setText(command);
+    pane->commandLine()->setFocus();
     QTest::keyClick(pane->commandLine(), Qt::Key_Return);
     [&] { QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kCommandTimeoutMs); }();
+    // The focus stays in the command line, ready for the next command.
+    [&] { QCOMPARE(QApplication::focusWidget(), pane->commandLine()); }();
     return finished.isEmpty() ? WorkspaceCommandOutcome{}
                               : finished.first().first().value<WorkspaceCommandOutcome>();
 }
@@ -360,7 +369,9 @@ void TestWorkspacePane::terminalTabRunsAShellAndRecordsIt()
     // Workspace menu (Ctrl+Shift+T).
     auto* tabWidget = tabs->findChild<QTabWidget*>();
     QVERIFY(tabWidget);
-    tabWidget->tabBar()->tabButton(0, QTabBar::RightSide)->click();
+    auto* close = qobject_cast<QAbstractButton*>(tabWidget->tabBar()->tabButton(0, QTabBar::RightSide));
+    QVERIFY(close);
+    close->click();
     QCOMPARE(tabs->count(), 0);
     auto* offer = tabs->findChild<QPushButton*>(QStringLiteral("newTerminalButton"));
     QVERIFY(offer && offer->isVisible());

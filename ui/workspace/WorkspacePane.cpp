@@ -97,6 +97,7 @@ WorkspacePane::WorkspacePane(WorkspaceManager* manager, WorkspaceActions* action
     m_settingsButton->setToolTip(tr("Environment variables and secrets of this workspace"));
     m_command->setPlaceholderText(tr("Command to run in the workspace (in %1), e.g. ls -la").arg(kWorkdir));
     m_command->setClearButtonEnabled(true);
+    m_output->setPlaceholderText(tr("Output of the command appears here."));
     auto* commandRow = new QHBoxLayout;
     commandRow->addWidget(new QLabel(QStringLiteral("$"), this));
     commandRow->addWidget(m_command, 1);
@@ -211,7 +212,10 @@ void WorkspacePane::updateEnabled()
     const WorkspaceState state = m_manager->state(m_name);
     const bool running = m_exec.isRunning();
     const bool execAllowed = !m_name.isEmpty() && canExec(state);
-    m_command->setEnabled(!m_name.isEmpty() && !running);
+    // Read-only rather than disabled while a command runs: a disabled line would hand the focus
+    // to the timeout box, where the next digits typed would change the timeout.
+    m_command->setEnabled(!m_name.isEmpty());
+    m_command->setReadOnly(running);
     m_runButton->setEnabled(execAllowed && !running);
     m_cancelButton->setEnabled(running);
     m_settingsButton->setEnabled(!m_name.isEmpty());
