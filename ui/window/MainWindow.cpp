@@ -458,11 +458,11 @@ void MainWindow::createWorkspaceTabs()
 void MainWindow::openWorkspaceTerminal(const QString& workspace)
 {
     // A page made now opens its first shell by itself; an existing one gets another tab.
-    const bool made = m_terminals->page(workspace) != nullptr;
+    const bool existed = m_terminals->page(workspace) != nullptr;
     m_sessionList->select(workspace);
     m_workspaceTabs->setCurrentWidget(m_terminals);
     m_terminals->showSandbox(workspace);
-    if (auto* tabs = qobject_cast<TerminalTabs*>(m_terminals->page(workspace)); tabs && made)
+    if (auto* tabs = qobject_cast<TerminalTabs*>(m_terminals->page(workspace)); tabs && existed)
         tabs->openTerminal();
 }
 
