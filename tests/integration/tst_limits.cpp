@@ -296,7 +296,10 @@ private Q_SLOTS:
     {
         sbw::RunOptions options;
         options.language = sbw::Language::Shell;
-        options.code = "bomb() { bomb | bomb & }; bomb\n";
+        // The script's own shell spins on builtins after starting the bomb: it needs no fork or
+        // exec, so it outlives the timeout however the bomb's population grows or dies out
+        // (a bomb alone can collapse before the timeout and exit 0).
+        options.code = "bomb() { bomb | bomb & }; bomb; while :; do :; done\n";
         options.timeout = 10s;
         // The bomb can leave the guest no process to run the kill with; the run then ends by
         // destroying the microVM, still as a timeout.
