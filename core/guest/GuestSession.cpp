@@ -335,9 +335,15 @@ void GuestSession::startExec(ExecRequest request, std::function<void(Expected<Ex
     m_loop->add(std::make_shared<ExecJob>(std::move(request), pidFile, std::move(kill), std::move(done)));
 }
 
-std::unique_ptr<ShellChannel> GuestSession::openShell(int cols, int rows, const QByteArray& term)
+std::unique_ptr<ShellChannel> GuestSession::openShell(int cols, int rows, const QByteArray& term,
+                                                      const QByteArray& command)
 {
-    return std::unique_ptr<ShellChannel>(new ShellChannel(m_loop, cols, rows, term));
+    return std::unique_ptr<ShellChannel>(new ShellChannel(m_loop, cols, rows, term, command));
+}
+
+bool GuestSession::isOpen() const
+{
+    return !m_loop->hasEnded();
 }
 
 Expected<std::unique_ptr<SftpClient>> GuestSession::openSftp()

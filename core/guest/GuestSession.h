@@ -88,11 +88,17 @@ public:
     /// wedged; a new session may succeed.
     Expected<ExecStatus> exec(const ExecRequest& request);
 
-    /// Starts a login shell on a pseudo-terminal of `cols` × `rows` cells with TERM=`term`.
+    /// Starts a login shell on a pseudo-terminal of `cols` × `rows` cells with TERM=`term`, or,
+    /// when `command` is not empty, runs that shell command line on the pseudo-terminal instead.
     /// Returns at once; the channel opens in the background (see ShellChannel for its
     /// signals, which arrive in the calling thread's event loop).
     std::unique_ptr<ShellChannel> openShell(int cols, int rows,
-                                            const QByteArray& term = "xterm-256color");
+                                            const QByteArray& term = "xterm-256color",
+                                            const QByteArray& command = {});
+
+    /// False once the session has ended (closed, or the connection to the guest broke): its
+    /// channels fail at once then.
+    bool isOpen() const;
 
     /// Opens an SFTP subsystem channel on this session. Blocks for one round trip. Errors: the
     /// session broke, the guest has no SFTP server.

@@ -44,8 +44,9 @@ struct ShellChannel::Shared
 class ShellChannel::Job : public SshSessionThread::Job
 {
 public:
-    Job(std::shared_ptr<Shared> shared, int cols, int rows, QByteArray term)
-        : m_shared(std::move(shared)), m_cols(cols), m_rows(rows), m_term(std::move(term))
+    Job(std::shared_ptr<Shared> shared, int cols, int rows, QByteArray term, QByteArray command)
+        : m_shared(std::move(shared)), m_cols(cols), m_rows(rows), m_term(std::move(term)),
+          m_command(std::move(command))
     {
         m_callbacks.userdata = this;
         m_callbacks.channel_data_function = onData;
@@ -87,7 +88,10 @@ public:
             m_phase = Phase::Shell;
             [[fallthrough]];
         case Phase::Shell:
-            if (const int rc = ssh_channel_request_shell(m_channel); rc == SSH_AGAIN)
+            if (const int rc = m_command.isEmpty()
+                                   ? ssh_channel_request_shell(m_channel)
+                                   : ssh_channel_request_exec(m_channel, m_command.constData());
+                rc == SSH_AGAIN)
                 return Step::Wait;
             else if (rc != SSH_OK)
                 return finish(QStringLiteral("the guest refused to start a shell: %1")
@@ -186,6 +190,7 @@ private:
     int m_cols;
     int m_rows;
     QByteArray m_term;
+    QByteArray m_command; ///< empty: the login shell
     ssh_channel_callbacks_struct m_callbacks{};
     ssh_channel m_channel = nullptr;
     Phase m_phase = Phase::Open;
@@ -195,11 +200,12 @@ private:
 };
 
 ShellChannel::ShellChannel(std::shared_ptr<SshSessionThread> loop, int cols, int rows,
-                           const QByteArray& term)
+                           const QByteArray& term, const QByteArray& command)
     : m_loop(std::move(loop)), m_shared(std::make_shared<Shared>())
 {
     m_shared->owner = this;
-    m_loop->add(std::make_shared<Job>(m_shared, std::max(cols, 1), std::max(rows, 1), term));
+    m_loop->add(
+        std::make_shared<Job>(m_shared, std::max(cols, 1), std::max(rows, 1), term, command));
 }
 
 ShellChannel::~ShellChannel()

@@ -11,7 +11,8 @@ namespace sbw {
 class SshSessionThread;
 
 /// An interactive login shell on a pseudo-terminal in the guest: one SSH "session" channel with
-/// a "pty-req" and a "shell" request, multiplexed with every other channel of the sandbox's
+/// a "pty-req" and a "shell" request (or an "exec" request for a command on the terminal, such
+/// as a terminal multiplexer's client), multiplexed with every other channel of the sandbox's
 /// GuestSession. Made by GuestSession::openShell().
 ///
 /// The PTY merges the program's stdout and stderr into one stream of terminal bytes (escape
@@ -55,7 +56,8 @@ Q_SIGNALS:
 
 private:
     friend class GuestSession;
-    ShellChannel(std::shared_ptr<SshSessionThread> loop, int cols, int rows, const QByteArray& term);
+    ShellChannel(std::shared_ptr<SshSessionThread> loop, int cols, int rows, const QByteArray& term,
+                 const QByteArray& command);
 
     struct Shared;
     class Job;

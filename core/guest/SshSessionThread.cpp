@@ -54,6 +54,12 @@ void SshSessionThread::add(std::shared_ptr<Job> job)
         job->fail(endReason);
 }
 
+bool SshSessionThread::hasEnded()
+{
+    std::lock_guard lock(m_mutex);
+    return !m_endReason.isEmpty();
+}
+
 void SshSessionThread::wake()
 {
     eventfd_write(m_wakeFd, 1);

@@ -57,6 +57,9 @@ public:
     /// must not be called on the I/O thread.
     void stop();
 
+    /// True once the session has ended (stop(), or the connection broke). Thread-safe.
+    bool hasEnded();
+
     /// True when called on the I/O thread (blocking calls there would deadlock).
     bool onLoopThread() const;
 

@@ -672,8 +672,11 @@ Expected<void> Workspace::syncGuestClock()
 
 Expected<void> Workspace::ensureSession(Clock::time_point deadline, CancelFlags cancel)
 {
-    if (m_link)
+    if (m_link && m_link->session->isOpen())
         return {};
+    // A session whose connection broke (the libvirt connection was lost, the guest's sshd
+    // ended) is replaced; its holders keep the dead one until they ask again.
+    dropSession();
     if (!m_key) {
         auto key = ClientKey::loadOrCreate(paths::dataDir() + QLatin1String("/ssh"));
         if (!key)

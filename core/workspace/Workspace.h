@@ -122,8 +122,8 @@ public:
     /// The workspace's SSH session for terminals and file transfers (GuestSession::openShell,
     /// openSftp), connected first when there is none; waits until `readyDeadline` for a
     /// starting guest. The pointer keeps the session and its channel bridge alive; after stop,
-    /// hibernate or revert it is dead (its channels report errors) and the next call connects
-    /// anew. Errors: as exec().
+    /// hibernate or revert, or when its connection broke, it is dead (its channels report
+    /// errors) and the next call connects anew. Errors: as exec().
     Expected<std::shared_ptr<GuestSession>> session(std::chrono::steady_clock::time_point readyDeadline);
 
     /// Shell command line that runs `argv` in `workdir`: "cd 'DIR' && exec 'ARG0' 'ARG1' …".

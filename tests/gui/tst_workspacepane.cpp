@@ -34,10 +34,12 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTabBar>
@@ -74,6 +76,8 @@ private Q_SLOTS:
     void terminalTabRunsAShellAndRecordsIt();
     void filesTabListsTheWorkspaceFolder();
     void consoleTabIsAttached();
+    void terminalReconnectsAfterHibernateAndWake();
+    void terminalSaysWhenItsShellIsGone();
     void stopFromTheWindowSaysHowItWent();
 
 private:
@@ -406,6 +410,94 @@ void TestWorkspacePane::consoleTabIsAttached()
     auto* console = qobject_cast<SerialConsoleView*>(m_window->consoles()->page(m_name));
     QVERIFY(console);
     QVERIFY2(console->isAttached(), qPrintable(console->statusText()));
+    // The window's Ctrl+Shift shortcuts reach the window while the console has the focus
+    // (Ctrl+Shift+L shows and hides the command log); other keys go to the guest.
+    auto* logDock = m_window->findChild<QDockWidget*>(QStringLiteral("commandLogDock"));
+    QVERIFY(logDock);
+    const bool logShown = logDock->isVisible();
+    console->terminal()->setFocus();
+    QTRY_VERIFY(console->terminal()->hasFocus());
+    QTest::keyClick(console->terminal(), Qt::Key_L, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(logDock->isVisible(), !logShown);
+    QTest::keyClick(console->terminal(), Qt::Key_L, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(logDock->isVisible(), logShown);
+    QSignalSpy typed(console->terminal(), &TerminalWidget::inputReady);
+    QTest::keyClick(console->terminal(), Qt::Key_O, Qt::ControlModifier);
+    QCOMPARE(typed.size(), 1);
+    QCOMPARE(typed.first().first().toByteArray(), QByteArray("\x0f"));
+}
+
+void TestWorkspacePane::terminalReconnectsAfterHibernateAndWake()
+{
+    m_window->workspaceTabs()->setCurrentWidget(m_window->terminals());
+    auto* tabs = qobject_cast<TerminalTabs*>(m_window->terminals()->page(m_name));
+    QVERIFY(tabs);
+    QCOMPARE(tabs->count(), 1);
+    TerminalTab* tab = tabs->tab(0);
+    QTest::keyClicks(tab->terminal(), QStringLiteral("sleep 4242 & echo before-$((3*3))"));
+    QTest::keyClick(tab->terminal(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("\nbefore-9")),
+                             30000);
+
+    WorkspaceActions* actions = m_window->workspaceActions();
+    QTRY_VERIFY_WITH_TIMEOUT(actions->hibernateAction()->isEnabled(), 10000);
+    actions->hibernateAction()->trigger();
+    waitForState(WorkspaceState::Hibernated, kCommandTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->isDisconnected(), 30000);
+    QVERIFY2(tab->terminal()->screenText().contains(QStringLiteral("[disconnected: ")),
+             qPrintable(tab->terminal()->screenText()));
+    // It tried at once and says why it cannot yet.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        tab->terminal()->screenText().contains(QStringLiteral("[cannot reconnect yet: ")), 30000);
+    auto* tabWidget = tabs->findChild<QTabWidget*>();
+    QVERIFY(tabWidget);
+    QVERIFY2(tabWidget->tabText(0).endsWith(QStringLiteral("(disconnected)")),
+             qPrintable(tabWidget->tabText(0)));
+
+    QTRY_VERIFY_WITH_TIMEOUT(actions->wakeAction()->isEnabled(), 10000);
+    actions->wakeAction()->trigger();
+    waitForState(WorkspaceState::Running, kBootTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(
+                                 QStringLiteral("[reconnected to the same shell]")),
+                             kCommandTimeoutMs);
+    QVERIFY(!tab->isDisconnected());
+    QVERIFY(!tabWidget->tabText(0).contains(QStringLiteral("disconnected")));
+    // The screen kept the shell's earlier output, and the job started before is still there.
+    QVERIFY2(tab->terminal()->screenText().contains(QStringLiteral("\nbefore-9")),
+             qPrintable(tab->terminal()->screenText()));
+    QTest::keyClicks(tab->terminal(), QStringLiteral("jobs; echo after-$((5*5))"));
+    QTest::keyClick(tab->terminal(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("\nafter-25")),
+                             30000);
+    static const QRegularExpression job(QStringLiteral("\\n\\[1\\]\\+ +Running +sleep 4242 &"));
+    QVERIFY2(tab->terminal()->screenText().contains(job), qPrintable(tab->terminal()->screenText()));
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-terminal-reconnected.png"));
+}
+
+void TestWorkspacePane::terminalSaysWhenItsShellIsGone()
+{
+    // The checkpoint was taken before the tab's shell started: after a revert to it the shell
+    // does not exist, and the tab says so and gives a new one.
+    auto* tabs = qobject_cast<TerminalTabs*>(m_window->terminals()->page(m_name));
+    QVERIFY(tabs);
+    TerminalTab* tab = tabs->tab(0);
+    auto workspace = m_window->workspaceManager()->workspace(m_name);
+    QVERIFY(workspace);
+    auto reverted = workspace->revert(QStringLiteral("before-change"));
+    QVERIFY2(reverted.ok(), qPrintable(reverted.ok() ? QString() : reverted.error().message));
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(
+                                 QStringLiteral("[this tab's shell no longer exists in the guest")),
+                             kCommandTimeoutMs);
+    QVERIFY(!tab->isDisconnected());
+    QVERIFY(!tab->hasEnded());
+    // A new shell in the checkpoint's guest, where the sleep never ran.
+    QTest::keyClicks(tab->terminal(), QStringLiteral("echo fresh-$(pgrep -cx sleep)"));
+    QTest::keyClick(tab->terminal(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("\nfresh-0")),
+                             60000);
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-terminal-new-shell.png"));
 }
 
 void TestWorkspacePane::stopFromTheWindowSaysHowItWent()

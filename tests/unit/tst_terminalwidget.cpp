@@ -403,7 +403,7 @@ private Q_SLOTS:
         sbw::TerminalTabs tabs(QStringLiteral("test"), [] {
             return sbw::Expected<std::shared_ptr<sbw::GuestSession>>(
                 sbw::makeError(QStringLiteral("no guest here")));
-        });
+        }, sbw::TerminalTab::Lifetime::Detachable);
         tabs.resize(600, 400);
         tabs.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tabs));

@@ -46,8 +46,10 @@ const QByteArray kRunFolder = QByteArrayLiteral("/root/run");
 
 QWidget* makeRunTerminals(const RunGuestTab::SessionProvider& provider)
 {
-    // Recordings of every run's terminals share one folder; their names carry the time.
-    auto* tabs = new TerminalTabs(QStringLiteral("ephemeral-runs"), provider);
+    // Recordings of every run's terminals share one folder; their names carry the time. A run's
+    // guest is gone when its session ends, and its shells with it.
+    auto* tabs = new TerminalTabs(QStringLiteral("ephemeral-runs"), provider,
+                                  TerminalTab::Lifetime::Connection);
     tabs->openTerminal();
     return tabs;
 }

@@ -12,9 +12,10 @@
 
 namespace sbw {
 
-TerminalTabs::TerminalTabs(QString sandboxName, SessionProvider sessionProvider, QWidget* parent)
+TerminalTabs::TerminalTabs(QString sandboxName, SessionProvider sessionProvider,
+                           TerminalTab::Lifetime lifetime, QWidget* parent)
     : QWidget(parent), m_sandboxName(std::move(sandboxName)),
-      m_sessionProvider(std::move(sessionProvider)), m_pages(new QStackedWidget(this)),
+      m_sessionProvider(std::move(sessionProvider)), m_lifetime(lifetime), m_pages(new QStackedWidget(this)),
       m_noTerminal(new QWidget(m_pages)), m_tabs(new QTabWidget(m_pages)), m_status(new QLabel(this))
 {
     m_tabs->setTabsClosable(true);
@@ -69,6 +70,12 @@ TerminalTab* TerminalTabs::tab(int index) const
     return qobject_cast<TerminalTab*>(m_tabs->widget(index));
 }
 
+void TerminalTabs::reconnect()
+{
+    for (int i = 0; i < m_tabs->count(); ++i)
+        tab(i)->reconnect();
+}
+
 void TerminalTabs::openTerminal()
 {
     m_status->setText(tr("Connecting to the guest…"));
@@ -80,7 +87,8 @@ void TerminalTabs::openTerminal()
         }
         m_status->clear();
         const QString label = tr("shell %1").arg(++m_opened);
-        auto* tab = new TerminalTab(session.value(), m_sandboxName, label, m_tabs);
+        auto* tab = new TerminalTab(session.value(), m_sessionProvider, m_lifetime, m_sandboxName,
+                                    label, m_tabs);
         const int index = m_tabs->addTab(tab, label);
         m_tabs->setCurrentIndex(index);
         showTabsOrOffer();
@@ -88,10 +96,13 @@ void TerminalTabs::openTerminal()
             if (const int i = m_tabs->indexOf(tab); i >= 0)
                 m_tabs->setTabText(i, title.isEmpty() ? label : label + QStringLiteral(": ") + title.left(40));
         });
-        connect(tab, &TerminalTab::ended, this, [this, tab, label] {
+        const auto setState = [this, tab, label](const QString& state) {
             if (const int i = m_tabs->indexOf(tab); i >= 0)
-                m_tabs->setTabText(i, tr("%1 (ended)").arg(label));
-        });
+                m_tabs->setTabText(i, state.isEmpty() ? label : tr("%1 (%2)").arg(label, state));
+        };
+        connect(tab, &TerminalTab::ended, this, [setState] { setState(tr("ended")); });
+        connect(tab, &TerminalTab::disconnected, this, [setState] { setState(tr("disconnected")); });
+        connect(tab, &TerminalTab::reconnected, this, [setState] { setState({}); });
         tab->setFocus();
         Q_EMIT tabOpened(tab);
     });

@@ -402,7 +402,7 @@ void MainWindow::createWorkspaceTabs()
                 if (!workspace)
                     return makeError(tr("workspace '%1' no longer exists").arg(name));
                 return workspace->session(readyDeadline());
-            });
+            }, TerminalTab::Lifetime::Detachable);
             if (canExec(manager->state(name)))
                 tabs->openTerminal();
             return tabs;
@@ -441,6 +441,14 @@ void MainWindow::createWorkspaceTabs()
     m_workspaceTabs->addTab(m_files, tr("&Files"));
     m_workspaceTabs->addTab(m_consoles, tr("Serial &Console"));
     connect(m_workspaceTabs, &QTabWidget::currentChanged, this, &MainWindow::showWorkspaceTab);
+    // Terminals that lost their connection (hibernate, stop, a revert, a lost libvirt
+    // connection) reconnect once the guest runs again.
+    connect(m_workspaces, &WorkspaceManager::stateChanged, this, &MainWindow::reconnectTerminals);
+    connect(m_workspaces, &WorkspaceManager::connectedChanged, this, [this](bool connected) {
+        if (connected)
+            for (const QString& name : m_terminals->sandboxes())
+                reconnectTerminals(name);
+    });
     connect(m_workspaces, &WorkspaceManager::workspacesChanged, this, [this] {
         // Pages of deleted workspaces go with them.
         if (!m_workspaces->isConnected())
@@ -464,6 +472,13 @@ void MainWindow::openWorkspaceTerminal(const QString& workspace)
     m_terminals->showSandbox(workspace);
     if (auto* tabs = qobject_cast<TerminalTabs*>(m_terminals->page(workspace)); tabs && existed)
         tabs->openTerminal();
+}
+
+void MainWindow::reconnectTerminals(const QString& workspace)
+{
+    if (auto* tabs = qobject_cast<TerminalTabs*>(m_terminals->page(workspace));
+        tabs && canExec(m_workspaces->state(workspace)))
+        tabs->reconnect();
 }
 
 void MainWindow::showWorkspaceTab()

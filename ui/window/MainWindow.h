@@ -107,6 +107,8 @@ private:
     void createWorkspaceTabs();
     void showWorkspaceTab();
     void openWorkspaceTerminal(const QString& workspace);
+    /// The workspace's disconnected terminal tabs reconnect, if it runs.
+    void reconnectTerminals(const QString& workspace);
     void onOperationFinished(const sbw::OperationReport& report);
     void saveBytes(const QByteArray& bytes, const QString& title, const QString& suggestedName);
 
