@@ -10,9 +10,11 @@ namespace sbw {
 namespace {
 
 /// dtach's options for every client: no detach key (-E) and no suspend key (-z), so that every
-/// byte typed reaches the shell, and no redraw on attach (-r none): the tab's own terminal
-/// emulator still shows the screen.
-constexpr char kClientOptions[] = " -E -z -r none";
+/// byte typed reaches the shell, and on attaching the shell's terminal takes the tab's size and
+/// its program gets SIGWINCH (-r winch): dtach sets the size only with a redraw, and a SIGWINCH
+/// is the redraw that keeps the screen (a full-screen program draws itself again, bash its
+/// prompt line); the tab's own terminal emulator still shows everything before.
+constexpr char kClientOptions[] = " -E -z -r winch";
 
 /// After dtach's client has exited: the shell's exit status when it ended, else dtach's.
 constexpr char kExitStatus[] =

@@ -470,7 +470,10 @@ void TestWorkspacePane::terminalReconnectsAfterHibernateAndWake()
     QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("\nafter-25")),
                              30000);
     static const QRegularExpression job(QStringLiteral("\\n\\[1\\]\\+ +Running +sleep 4242 &"));
-    QVERIFY2(tab->terminal()->screenText().contains(job), qPrintable(tab->terminal()->screenText()));
+    const QString screen = tab->terminal()->screenText();
+    QVERIFY2(screen.contains(job), qPrintable(screen));
+    QVERIFY2(screen.contains(QStringLiteral("\nbefore-9")), qPrintable(screen));
+    QVERIFY2(screen.contains(QStringLiteral("[reconnected to the same shell]")), qPrintable(screen));
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
         m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-terminal-reconnected.png"));
 }

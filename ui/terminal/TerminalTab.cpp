@@ -46,7 +46,10 @@ TerminalTab::TerminalTab(std::shared_ptr<GuestSession> session, SessionProvider 
             return;
         if (m_disconnected)
             return reconnect(); // a key typed now is not for a shell that is not there
-        m_shell->write(bytes);
+        if (m_channelSpoke)
+            m_shell->write(bytes);
+        else
+            m_heldInput += bytes;
         if (m_recorder)
             m_recorder->input(bytes);
     });
@@ -81,6 +84,9 @@ void TerminalTab::openChannel(const QByteArray& command)
 {
     m_error.clear();
     m_channelOpened = false;
+    // dtach's client puts the channel's terminal in raw mode before its first output; a key
+    // sent earlier would be echoed by that terminal and the clear after it left on the screen.
+    m_channelSpoke = !m_detachable;
     m_dtachOutput = {};
     m_shell =
         m_session->openShell(m_terminal->cols(), m_terminal->rows(), "xterm-256color", command);
@@ -93,6 +99,10 @@ void TerminalTab::openChannel(const QByteArray& command)
 
 void TerminalTab::onOutput(const QByteArray& bytes)
 {
+    if (!m_channelSpoke) {
+        m_channelSpoke = true;
+        m_shell->write(std::exchange(m_heldInput, {}));
+    }
     const QByteArray shown = m_detachable ? m_dtachOutput.filter(bytes) : bytes;
     if (shown.isEmpty())
         return;

@@ -100,6 +100,8 @@ private:
     QString m_error;
     QString m_lastFailure; ///< of the last try to reconnect, said once
     bool m_channelOpened = false;
+    bool m_channelSpoke = false; ///< the current channel has sent output: input may go to it
+    QByteArray m_heldInput;      ///< typed before that
     bool m_ended = false;
     bool m_disconnected = false;
     bool m_reconnecting = false;
