@@ -390,6 +390,19 @@ void TestWorkspacePane::terminalTabRunsAShellAndRecordsIt()
     QTest::keyClick(again->terminal(), Qt::Key_Return);
     QTRY_VERIFY_WITH_TIMEOUT(again->terminal()->screenText().contains(QStringLiteral("\nagain-5")),
                              30000);
+    // Closing the first tab ended its shell in the guest: only the new tab's is left.
+    auto workspace = m_window->workspaceManager()->workspace(m_name);
+    QVERIFY(workspace);
+    const auto shellsInGuest = [&workspace] {
+        QByteArray listed;
+        ExecRequest request;
+        request.command = "ls /run/sbw-terminals | wc -l";
+        request.onStdout = [&listed](QByteArrayView bytes) { listed.append(bytes); };
+        const auto status =
+            workspace->exec(request, std::chrono::steady_clock::now() + std::chrono::seconds(60));
+        return status ? listed.trimmed() : status.error().message.toUtf8();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(shellsInGuest(), QByteArray("1"), 30000);
 }
 
 void TestWorkspacePane::filesTabListsTheWorkspaceFolder()
