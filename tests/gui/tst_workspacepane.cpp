@@ -2,8 +2,11 @@
 // state, a command typed on the pane's command line runs in the guest with its output and exit
 // status shown, a file written by one command is there for the next, Pause and Resume from the
 // toolbar actions change the state libvirt reports, a checkpoint appears in the timeline, the
-// Terminal tab runs a PTY shell (recorded as asciicast), the Files tab lists /root over SFTP
-// and the Serial Console tab is attached; Stop shuts it down cleanly and says so.
+// Terminal tab runs a PTY shell (recorded as asciicast; closing the tab ends it in the guest)
+// that a hibernate and wake keep with its screen and jobs, and that says plainly when a revert
+// took its shell away; the Files tab lists /root over SFTP and the Serial Console tab is
+// attached and lets the window's Ctrl+Shift shortcuts through; Stop shuts it down cleanly and
+// says so.
 // Needs a running libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
 #include "files/FileTreeModel.h"
