@@ -34,10 +34,12 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("output");
         QTest::addColumn<QByteArray>("shown");
-        QTest::newRow("a session") << kAttach + "root@guest:~# exit\r\nlogout\r\n" + kEnd + "\x1b[?25h"
-                                   << QByteArray("root@guest:~# exit\r\nlogout\r\n\x1b[?25h");
+        QTest::newRow("a session")
+            << kAttach + "root@guest:~# exit\r\nlogout\r\n" + kEnd + "\x1b[?25h"
+            << QByteArray("root@guest:~# exit\r\nlogout\r\n\x1b[?25h");
         QTest::newRow("the shell's own clear is kept")
-            << kAttach + "$ clear\r\n" + kAttach + "$ " << QByteArray("$ clear\r\n") + kAttach + "$ ";
+            << kAttach + "$ clear\r\n" + kAttach + "$ "
+            << QByteArray("$ clear\r\n") + kAttach + "$ ";
         QTest::newRow("escape sequences pass") << kAttach + "\x1b[1;31mred\x1b[0m \x1b[999;1H"
                                                << QByteArray("\x1b[1;31mred\x1b[0m \x1b[999;1H");
         QTest::newRow("no clear first (a plain shell)")
