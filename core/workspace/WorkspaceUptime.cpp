@@ -32,18 +32,21 @@ std::optional<std::chrono::milliseconds> parseProcUptime(QByteArrayView text)
     return std::chrono::milliseconds(std::llround(seconds * 1000));
 }
 
-Expected<std::chrono::milliseconds> readWorkspaceUptime(Workspace& workspace)
+Expected<std::chrono::steady_clock::time_point> readWorkspaceBoot(Workspace& workspace)
 {
     auto session = workspace.borrowSession(std::chrono::steady_clock::now() + kSessionDeadline);
     if (!session)
         return session.error();
     std::mutex mutex;
     QByteArray answer;
+    std::chrono::steady_clock::time_point answered;
     ExecRequest request;
     request.command = "exec cat /proc/uptime";
     request.timeout = kCommandTimeout;
     request.onStdout = [&](QByteArrayView bytes) {
         std::lock_guard lock(mutex);
+        if (answer.isEmpty())
+            answered = std::chrono::steady_clock::now();
         if (answer.size() < kMaxAnswerBytes)
             answer.append(bytes.first(std::min(bytes.size(), kMaxAnswerBytes - answer.size())));
     };
@@ -54,7 +57,7 @@ Expected<std::chrono::milliseconds> readWorkspaceUptime(Workspace& workspace)
         return makeError(QStringLiteral("the guest could not read /proc/uptime"));
     std::lock_guard lock(mutex);
     if (auto uptime = parseProcUptime(answer))
-        return *uptime;
+        return answered - *uptime;
     return makeError(QStringLiteral("the guest's /proc/uptime is not an uptime"));
 }
 

@@ -66,7 +66,7 @@ namespace {
 /// QSettings key of Run ▸ Keep a MicroVM Ready (bool, default true).
 const QString kKeepReadySetting = QStringLiteral("run/keepMicroVmReady");
 /// The Sessions dock's first width: a workspace name of 40 characters with its state.
-constexpr int kSessionDockWidth = 300;
+constexpr int kSessionDockWidth = 360;
 
 } // namespace
 
@@ -157,6 +157,11 @@ MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
     connect(m_sessionList, &SessionListPane::workspaceSelected, this, &MainWindow::showWorkspace);
     connect(m_workspaceActions, &WorkspaceActions::operationFinished, this,
             &MainWindow::onOperationFinished);
+    connect(m_workspaceActions, &WorkspaceActions::operationFinished, m_sessionModel,
+            [this](const OperationReport& report) {
+                if (report.kind == ActionKind::Revert && report.result)
+                    m_sessionModel->askUptimeAgain(report.workspace);
+            });
     connect(m_workspaceActions, &WorkspaceActions::workspaceCreated, m_sessionList,
             &SessionListPane::select);
     connect(m_workspaceActions, &WorkspaceActions::newTerminalRequested, this,

@@ -145,10 +145,15 @@ void SessionListModel::askGuest(Row& row)
     }
     row.asking = true;
     runThen(
-        this, [workspace] { return readWorkspaceUptime(*workspace); },
-        [this, name = row.name](const Expected<std::chrono::milliseconds>& uptime) {
-            onGuestUptime(name, uptime);
+        this, [workspace] { return readWorkspaceBoot(*workspace); },
+        [this, name = row.name](const Expected<Clock::time_point>& boot) {
+            onGuestBoot(name, boot);
         });
+}
+
+void SessionListModel::askUptimeAgain(const QString& name)
+{
+    onDomainEvent(name);
 }
 
 void SessionListModel::onDomainEvent(const QString& name)
@@ -158,8 +163,7 @@ void SessionListModel::onDomainEvent(const QString& name)
         askGuestSoon(m_rows[modelRow - 1]);
 }
 
-void SessionListModel::onGuestUptime(const QString& name,
-                                     const Expected<std::chrono::milliseconds>& uptime)
+void SessionListModel::onGuestBoot(const QString& name, const Expected<Clock::time_point>& boot)
 {
     const int modelRow = rowOf(name);
     if (modelRow < 0)
@@ -175,12 +179,12 @@ void SessionListModel::onGuestUptime(const QString& name,
     // The guest is no longer running: its clock stopped (a later Running asks again).
     if (row.state != WorkspaceState::Running)
         return;
-    if (uptime) {
-        row.upSince = Clock::now() - uptime.value();
+    if (boot) {
+        row.upSince = boot.value();
         row.source = UptimeSource::Guest;
         row.guestError.clear();
     } else {
-        row.guestError = uptime.error().message;
+        row.guestError = boot.error().message;
     }
     Q_EMIT dataChanged(index(modelRow, UptimeColumn), index(modelRow, UptimeColumn));
 }

@@ -18,7 +18,7 @@ class WorkspaceManager;
 /// microVM's domain name while a run is in progress), then the workspaces of a
 /// WorkspaceManager in name order. Columns: name, kind, state (with a colour badge), uptime.
 ///
-/// A workspace's uptime is its guest's own (/proc/uptime, readWorkspaceUptime()), asked each
+/// A workspace's uptime is its guest's own (/proc/uptime, readWorkspaceBoot()), asked each
 /// time it comes to Running (when the window opens or finds it, after start, resume and wake)
 /// and after any domain event while it runs (a revert turns the guest's clock back).
 /// The count goes on on this host's monotonic clock and stands still while the guest is paused
@@ -65,6 +65,10 @@ public:
     /// state text ("booting", "running", …); `active` false when no run is in progress.
     void setRunState(bool active, const QString& domainName, const QString& stateText);
 
+    /// Asks the guest of workspace `name` for its uptime again if it runs: after an operation
+    /// that turned its clock back (a revert) without a state change or domain event.
+    void askUptimeAgain(const QString& name);
+
     /// "12 s", "3 min 4 s", "2 h 5 min", "3 d 4 h".
     static QString uptimeText(qint64 seconds);
     /// Texts as wide as the widest uptime texts, for a column that never has to grow.
@@ -106,7 +110,7 @@ private:
     void askMarkedGuests();
     /// Reads the guest's uptime of `row` in the background (after the one in flight, if any).
     void askGuest(Row& row);
-    void onGuestUptime(const QString& name, const Expected<std::chrono::milliseconds>& uptime);
+    void onGuestBoot(const QString& name, const Expected<Clock::time_point>& boot);
     void onDomainEvent(const QString& name);
     static std::optional<std::chrono::milliseconds> uptimeOf(const Row& row);
     static QString uptimeTip(UptimeSource source, const QString& guestError);

@@ -103,14 +103,14 @@ void SessionListPane::fitColumns()
             sum += columnWidth(column);
         return sum;
     };
-    while (shown.size() > 1 && name + othersWidth() > available)
+    while (!shown.isEmpty() && name + othersWidth() > available)
         shown.removeLast();
     for (int column : {Model::KindColumn, Model::StateColumn, Model::UptimeColumn}) {
         m_view->setColumnHidden(column, !shown.contains(column));
         if (shown.contains(column))
             m_view->header()->resizeSection(column, columnWidth(column));
     }
-    // The name takes what is left: at least its width unless even State alone does not leave it.
+    // The name takes what is left: at least its width unless the list is narrower than it.
     m_view->header()->resizeSection(
         Model::NameColumn,
         std::max(m_view->header()->minimumSectionSize(), available - othersWidth()));

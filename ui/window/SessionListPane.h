@@ -14,9 +14,9 @@ class WorkspaceActions;
 /// Selecting a row emits runSelected() or workspaceSelected().
 ///
 /// Columns: the name keeps the width of the longest name (up to 40 characters) and takes the
-/// room left over; when the list is too narrow for all, Kind and then Uptime give way (hidden)
-/// before the name is elided in the middle. Uptime is as wide as its widest text, so the
-/// columns never move as it grows. The name's tooltip is the whole name.
+/// room left over; when the list is too narrow for all, Kind, Uptime and State give way (hidden)
+/// in that order before the name is elided in the middle. Uptime is as wide as its widest text, so
+/// the columns never move as it grows. The name's tooltip is the whole name.
 class SessionListPane : public QWidget
 {
     Q_OBJECT
