@@ -37,6 +37,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFile>
 #include <QHeaderView>
 #include <QLineEdit>
@@ -318,6 +319,17 @@ void TestWorkspacePane::sessionListKeepsLongNamesReadable()
         m_window->sessionList()->grab().save(QString::fromLocal8Bit(dir) +
                                              QStringLiteral("/session-list.png"));
     }
+
+    // Room given to the list brings the columns that gave way back.
+    auto* sessions = m_window->findChild<QDockWidget*>(QStringLiteral("sessionDock"));
+    QVERIFY(sessions);
+    m_window->resizeDocks({sessions}, {560}, Qt::Horizontal);
+    QTRY_VERIFY(!view->isColumnHidden(SessionListModel::UptimeColumn));
+    QVERIFY(!view->isColumnHidden(SessionListModel::KindColumn));
+    QVERIFY(header->sectionSize(SessionListModel::NameColumn) >= needed);
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) +
+                              QStringLiteral("/session-list-wide.png"));
 
     // The columns stay where they are while the uptime grows.
     QList<int> widths;
