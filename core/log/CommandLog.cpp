@@ -13,6 +13,7 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QThread>
+#include <QTimer>
 #include <QVariant>
 
 #include <atomic>
@@ -176,6 +177,27 @@ public:
     const QString& name() const { return m_name; }
 
     /// Runs `body` on the worker's thread and returns its result.
+    /// Polls `PRAGMA data_version` every `interval`; `onChange` runs when it changed.
+    void follow(std::chrono::milliseconds interval, std::function<void()> onChange)
+    {
+        m_onChange = std::move(onChange);
+        if (!m_poll) {
+            m_poll = new QTimer(this);
+            connect(m_poll, &QTimer::timeout, this, &Worker::poll);
+            // A timer must end on its own thread; the log's last call may not reach the thread
+            // (a log destroyed after the application object), its end always does.
+            connect(
+                thread(), &QThread::finished, this,
+                [this] {
+                    delete m_poll;
+                    m_poll = nullptr;
+                },
+                Qt::DirectConnection);
+            m_dataVersion = dataVersion();
+        }
+        m_poll->start(interval);
+    }
+
     template <typename F> auto call(F&& body) -> decltype(body())
     {
         if (QThread::currentThread() == thread())
@@ -186,7 +208,28 @@ public:
     }
 
 private:
+    /// SQLite's count of commits by other connections; -1 when it cannot be read.
+    qint64 dataVersion() const
+    {
+        QSqlQuery query(db());
+        if (!query.exec(QStringLiteral("PRAGMA data_version")) || !query.next())
+            return -1;
+        return query.value(0).toLongLong();
+    }
+
+    void poll()
+    {
+        const qint64 version = dataVersion();
+        if (version == m_dataVersion)
+            return;
+        m_dataVersion = version;
+        m_onChange();
+    }
+
     QString m_name;
+    QTimer* m_poll = nullptr;
+    qint64 m_dataVersion = -1;
+    std::function<void()> m_onChange;
 };
 
 QString CommandLog::defaultPath()
@@ -299,6 +342,14 @@ CommandLog::~CommandLog()
     m_thread->wait();
     delete m_worker;
     delete m_thread;
+}
+
+void CommandLog::followOtherWriters(std::chrono::milliseconds interval)
+{
+    m_worker->call([&] {
+        m_worker->follow(interval, [this] { Q_EMIT changedElsewhere(); });
+        return 0;
+    });
 }
 
 void CommandLog::setSecrets(const QString& sandbox, const QList<QByteArray>& values)

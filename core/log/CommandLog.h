@@ -9,6 +9,7 @@
 #include <QList>
 #include <QObject>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -58,6 +59,10 @@ struct LogFilter
 /// action starts (begin) and completed when it ends (finish), so a workbench that crashes loses
 /// no started action: the next open() marks its rows Outcome::Interrupted.
 ///
+/// Rows written by other processes (another window, `sbw`, `sbw mcp`, `sbw serve`) are seen by
+/// followOtherWriters(): the log's thread asks SQLite's `PRAGMA data_version` every 250 ms, which
+/// changes when another connection committed, and changedElsewhere() says so.
+///
 /// Output: up to `outputCapBytes` per stream (default 1 MiB) is kept in the database. A stream
 /// that passes the cap is kept whole in a file beside the database
 /// (command-log-output/<id>.stdout or .stderr) and its row says it was capped.
@@ -75,6 +80,8 @@ class CommandLog : public QObject
 
 public:
     static constexpr qint64 kDefaultOutputCapBytes = 1024 * 1024;
+    /// How often followOtherWriters() looks: a row from another process shows within this.
+    static constexpr std::chrono::milliseconds kFollowInterval{250};
 
     /// Opens (creating if needed) the log at `path`. Errors: the folder or file cannot be
     /// created, the file is not a command log of this version.
@@ -106,12 +113,21 @@ public:
     /// The whole output of a finished action's stream (from its file when capped).
     Expected<QByteArray> output(qint64 id, OutputStream stream) const;
 
+    /// From now on, polls the database every `interval` on the log's thread and emits
+    /// changedElsewhere() after another connection committed (rows of this object's own begin()
+    /// and finish() are announced by rowChanged()). Costs one read of SQLite's shared-memory
+    /// WAL index per poll, no file I/O. Calling it again changes the interval.
+    void followOtherWriters(std::chrono::milliseconds interval = kFollowInterval);
+
     QString path() const { return m_path; }
     qint64 outputCapBytes() const { return m_outputCap; }
 
 Q_SIGNALS:
     /// A row was added or completed. Emitted on the thread that called begin() or finish().
     void rowChanged(qint64 id);
+    /// Another connection (usually another process) added or changed rows; emitted on the
+    /// log's thread, only after followOtherWriters().
+    void changedElsewhere();
 
 private:
     struct Active;

@@ -643,6 +643,16 @@ Expected<std::shared_ptr<GuestSession>> Workspace::session(Clock::time_point rea
     return std::shared_ptr<GuestSession>(m_link, m_link->session.get());
 }
 
+Expected<std::shared_ptr<GuestSession>> Workspace::borrowSession(Clock::time_point readyDeadline)
+{
+    std::lock_guard lock(m_mutex);
+    const bool hadSession = m_link != nullptr;
+    auto shared = session(readyDeadline);
+    if (shared && !hadSession)
+        dropSession(); // `shared` keeps the link until the caller is done
+    return shared;
+}
+
 QByteArray Workspace::commandLine(const QStringList& argv, const QString& workdir)
 {
     QByteArray line = "cd " + shellQuote(workdir) + " && exec";

@@ -126,6 +126,12 @@ public:
     /// errors) and the next call connects anew. Errors: as exec().
     Expected<std::shared_ptr<GuestSession>> session(std::chrono::steady_clock::time_point readyDeadline);
 
+    /// As session(), but a workspace without a session keeps none: the one connected for the
+    /// caller closes (and frees its SSH port) when the last pointer goes. For the workbench's own
+    /// short reads (the guest's uptime), which should not hold a port of every workspace.
+    Expected<std::shared_ptr<GuestSession>>
+    borrowSession(std::chrono::steady_clock::time_point readyDeadline);
+
     /// Shell command line that runs `argv` in `workdir`: "cd 'DIR' && exec 'ARG0' 'ARG1' …".
     static QByteArray commandLine(const QStringList& argv,
                                   const QString& workdir = QStringLiteral("/root"));

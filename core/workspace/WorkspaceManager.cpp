@@ -107,6 +107,7 @@ void WorkspaceManager::refreshState(const QString& uuid)
             continue;
         auto domain = lookupWorkspaceDomain(m_connection->handle(), name);
         setState(name, domain ? readWorkspaceState(domain->get()) : WorkspaceState::Unknown);
+        Q_EMIT domainEvent(name);
         return;
     }
 }

@@ -57,6 +57,10 @@ public:
 Q_SIGNALS:
     void workspacesChanged();
     void stateChanged(const QString& name, sbw::WorkspaceState state);
+    /// A libvirt lifecycle or guest-agent event of workspace `name` was handled (after its
+    /// stateChanged(), if any). The state may be unchanged: a revert keeps a guest running
+    /// but turns its clock back.
+    void domainEvent(const QString& name);
     /// The libvirt connection was lost (`reason`) or is back (empty reason).
     void connectedChanged(bool connected, const QString& reason);
 

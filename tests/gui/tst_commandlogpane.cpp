@@ -1,13 +1,19 @@
-// The command log pane on a real SQLite log: live rows, filters, the escaped detail view and
-// exports. Saves $SBW_SCREENSHOT_DIR/commandlogpane.png when that variable is set.
+// The command log pane on a real SQLite log: live rows (also those another process writes),
+// filters, the escaped detail view and exports. Saves $SBW_SCREENSHOT_DIR/commandlogpane.png and
+// commandlogpane-other-process.png when that variable is set.
+//
+// Run as `tst_commandlogpane --write-row DATABASE SANDBOX COMMAND` it is that other process: it
+// opens the log at DATABASE (its own SQLite connection) and writes one finished exec row.
 
 #include "CommandLogRows.h"
 #include "log/CommandLogModel.h"
 #include "log/CommandLogPane.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -64,6 +70,40 @@ private Q_SLOTS:
         QCOMPARE(model->index(1, CommandLogModel::ActorColumn).data().toString(), QStringLiteral("agent (demo-agent)"));
         QCOMPARE(model->index(1, CommandLogModel::Status).data().toString(), QStringLiteral("exit 1"));
         QCOMPARE(model->index(2, CommandLogModel::Status).data().toString(), QStringLiteral("exit 0"));
+    }
+
+    void rowOfAnotherProcessArrivesWithinASecond()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("shared.sqlite"));
+        auto log = CommandLog::open(path).value();
+        CommandLogPane pane(log);
+        pane.resize(1000, 400);
+        QSignalSpy refreshed(pane.model(), &CommandLogModel::refreshed);
+        QTRY_COMPARE(refreshed.size(), 1);
+        QCOMPARE(pane.model()->rowCount(), 0);
+
+        QProcess writer;
+        writer.start(QCoreApplication::applicationFilePath(),
+                     {QStringLiteral("--write-row"), path, QStringLiteral("gamma"),
+                      QStringLiteral("make test")});
+        QVERIFY(writer.waitForFinished(30000));
+        QCOMPARE(writer.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(writer.exitCode(), 0);
+        // This process wrote nothing; only the poll of the database can bring the row.
+        QTRY_COMPARE_WITH_TIMEOUT(pane.model()->rowCount(), 1, 1000);
+        QCOMPARE(pane.model()->index(0, CommandLogModel::Sandbox).data().toString(),
+                 QStringLiteral("gamma"));
+        QCOMPARE(pane.model()->index(0, CommandLogModel::ActorColumn).data().toString(),
+                 QStringLiteral("cli"));
+        QCOMPARE(pane.model()->index(0, CommandLogModel::Command).data().toString(),
+                 QStringLiteral("make test"));
+        QCOMPARE(pane.model()->index(0, CommandLogModel::Status).data().toString(),
+                 QStringLiteral("exit 0"));
+        if (const QString dir = qEnvironmentVariable("SBW_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            pane.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&pane));
+            QVERIFY(pane.grab().save(dir + QStringLiteral("/commandlogpane-other-process.png")));
+        }
     }
 
     void filtersNarrowTheRows()
@@ -150,5 +190,35 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestCommandLogPane)
+namespace {
+
+/// The other process of rowOfAnotherProcessArrivesWithinASecond(): a `sbw` command's finished
+/// exec row in the log at `path`.
+int writeRow(const QString& path, const QString& sandbox, const QString& command)
+{
+    auto log = CommandLog::open(path);
+    if (!log)
+        return 1;
+    ActionStart start;
+    start.sandbox = sandbox;
+    start.actor = {Actor::Kind::Cli, QString()};
+    start.command = command;
+    sbw::test::logExec(*log.value(), start, OutputStream::Stdout, "ok\n", 0);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc == 5 && qstrcmp(argv[1], "--write-row") == 0) {
+        QCoreApplication app(argc, argv);
+        return writeRow(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]),
+                        QString::fromLocal8Bit(argv[4]));
+    }
+    QApplication app(argc, argv);
+    TestCommandLogPane test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_commandlogpane.moc"

@@ -88,6 +88,7 @@ private Q_SLOTS:
     void escapeCancelsRun();
     void closeDuringRunWaitsForCleanup();
     void everyDockFits1280x800();
+    void sessionsGetTheirWidthBackWhenDocksClose();
 };
 
 void TestMainWindow::hasMenusAndShortcuts()
@@ -300,6 +301,29 @@ void TestMainWindow::everyDockFits1280x800()
         QTest::qWait(50);
         QVERIFY(window.grab().save(dir + QStringLiteral("/mainwindow-docks-log.png")));
     }
+}
+
+void TestMainWindow::sessionsGetTheirWidthBackWhenDocksClose()
+{
+    HypervisorConnection connection(QStringLiteral("test:///default"));
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* sessions = window.findChild<QDockWidget*>(QStringLiteral("sessionDock"));
+    QVERIFY(sessions);
+    const int width = sessions->width();
+    QCOMPARE(width, 360);
+    // The Approvals and Agents docks beside the panes leave the window too little room: the
+    // Sessions dock gives some of its width away while they are open.
+    auto* approvals = window.findChild<QDockWidget*>(QStringLiteral("approvalDock"));
+    auto* agents = window.findChild<QDockWidget*>(QStringLiteral("agentsDock"));
+    approvals->show();
+    agents->show();
+    QTRY_VERIFY(sessions->width() < width);
+    approvals->hide();
+    agents->hide();
+    QTRY_COMPARE(sessions->width(), width);
 }
 
 // Not QTEST_MAIN: libvirt's event loop needs prepareProcess() before the application exists

@@ -1,12 +1,14 @@
 // The workspace pane and session list on a real workspace: the session list finds it with its
-// state, a command typed on the pane's command line runs in the guest with its output and exit
-// status shown, a file written by one command is there for the next, Pause and Resume from the
-// toolbar actions change the state libvirt reports, a checkpoint appears in the timeline, the
-// Terminal tab runs a PTY shell (recorded as asciicast; closing the tab ends it in the guest)
-// that a hibernate and wake keep with its screen and jobs, and that says plainly when a revert
-// took its shell away; the Files tab lists /root over SFTP and the Serial Console tab is
-// attached and lets the window's Ctrl+Shift shortcuts through; Stop shuts it down cleanly and
-// says so.
+// state and the guest's own uptime, a command typed on the pane's command line runs in the
+// guest with its output and exit status shown, the command line and output belong to their
+// workspace, a long name keeps its column, a file written by one command is there for the next,
+// Pause and Resume from the toolbar actions change the state libvirt reports, a checkpoint
+// appears in the timeline, output from before a revert is marked, the Terminal tab runs a PTY
+// shell (recorded as asciicast; closing the tab ends it in the guest) that a hibernate and wake
+// keep with its screen and jobs, and that says plainly when a revert took its shell away; the
+// Files tab lists /root over SFTP and the Serial Console tab is attached and lets the window's
+// Ctrl+Shift shortcuts through; Stop shuts it down cleanly and says so. Two more workspaces are
+// only defined.
 // Needs a running libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
 #include "files/FileTreeModel.h"
@@ -32,6 +34,7 @@
 #include "workspace/WorkspaceManager.h"
 #include "workspace/WorkspacePane.h"
 #include "workspace/WorkspaceSettingsDialog.h"
+#include "workspace/WorkspaceUptime.h"
 
 #include <QAbstractButton>
 #include <QAction>
@@ -39,7 +42,9 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
+#include <QHeaderView>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QRegularExpression>
@@ -47,6 +52,7 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QtTest>
@@ -69,13 +75,17 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void sessionListShowsWorkspaceAndState();
+    void uptimeOfTheReattachedWorkspaceIsTheGuests();
     void commandRunsWithOutputAndExitStatus();
+    void commandLineBelongsToItsWorkspace();
+    void sessionListKeepsLongNamesReadable();
     void fileWrittenByOneCommandIsThereForTheNext();
     void commandLimitIsNamedInPaneAndLog();
     void settingsDialogVariablesReachCommandsMasked();
     void newWorkspaceDialogSettingsReachTheDomain();
     void pauseAndResumeFromActions();
     void checkpointAppearsInTimeline();
+    void outputFromBeforeARevertIsMarked();
     void terminalTabRunsAShellAndRecordsIt();
     void filesTabListsTheWorkspaceFolder();
     void consoleTabIsAttached();
@@ -87,8 +97,15 @@ private:
     /// Runs `command` through the pane's command line; returns the outcome.
     WorkspaceCommandOutcome runTyped(const QString& command);
     void waitForState(WorkspaceState state, int timeoutMs);
+    SessionListModel* sessionModel() const;
+    /// The guest's /proc/uptime in ms, read over the workspace's own session; -1 on failure.
+    qint64 guestUptimeMs();
+    /// The session list's uptime of the workspace in ms; -1 for none.
+    qint64 listedUptimeMs() const;
 
     QString m_name;
+    QString m_otherName; ///< a second workspace, defined only
+    QString m_longName;  ///< a third, with the longest name a workspace can have
     std::unique_ptr<HypervisorConnection> m_connection;
     std::unique_ptr<Workbench> m_workbench; ///< outlives the window, as in the program
     std::unique_ptr<MainWindow> m_window;
@@ -97,6 +114,8 @@ private:
 void TestWorkspacePane::initTestCase()
 {
     m_name = QStringLiteral("gui-test-%1").arg(QCoreApplication::applicationPid());
+    m_otherName = m_name + QStringLiteral("-b");
+    m_longName = (m_name + QStringLiteral("-with-the-longest-name-there-is")).left(40);
     m_connection = std::make_unique<HypervisorConnection>(defaultConnectionUri());
     QVERIFY(m_connection->ensureOpen().ok());
     WorkspaceSettings settings;
@@ -119,8 +138,10 @@ void TestWorkspacePane::cleanupTestCase()
     m_window.reset();
     m_workbench.reset();
     if (m_connection) {
-        if (auto workspace = Workspace::open(*m_connection, m_name); workspace.ok())
-            QVERIFY(workspace.value()->remove().ok());
+        for (const QString& name : {m_name, m_otherName, m_longName}) {
+            if (auto workspace = Workspace::open(*m_connection, name); workspace.ok())
+                QVERIFY(workspace.value()->remove().ok());
+        }
     }
 }
 
@@ -132,6 +153,34 @@ void TestWorkspacePane::waitForState(WorkspaceState state, int timeoutMs)
     const int row = model->rowOf(m_name);
     QCOMPARE(model->index(row, SessionListModel::StateColumn).data().toString(),
              workspaceStateName(state));
+}
+
+SessionListModel* TestWorkspacePane::sessionModel() const
+{
+    return static_cast<SessionListModel*>(m_window->sessionList()->view()->model());
+}
+
+qint64 TestWorkspacePane::guestUptimeMs()
+{
+    const auto workspace = m_window->workspaceManager()->workspace(m_name);
+    if (!workspace)
+        return -1;
+    QByteArray out;
+    ExecRequest request;
+    request.command = "cat /proc/uptime";
+    request.onStdout = [&out](QByteArrayView bytes) { out.append(bytes); };
+    const auto status =
+        workspace->exec(request, std::chrono::steady_clock::now() + std::chrono::seconds(60));
+    const auto uptime = parseProcUptime(out);
+    return status.ok() && uptime ? qint64(uptime->count()) : -1;
+}
+
+qint64 TestWorkspacePane::listedUptimeMs() const
+{
+    const QModelIndex cell =
+        sessionModel()->index(sessionModel()->rowOf(m_name), SessionListModel::UptimeColumn);
+    const QVariant ms = cell.data(SessionListModel::kUptimeMsRole);
+    return ms.isValid() ? ms.toLongLong() : -1;
 }
 
 void TestWorkspacePane::sessionListShowsWorkspaceAndState()
@@ -166,6 +215,25 @@ WorkspaceCommandOutcome TestWorkspacePane::runTyped(const QString& command)
                               : finished.first().first().value<WorkspaceCommandOutcome>();
 }
 
+void TestWorkspacePane::uptimeOfTheReattachedWorkspaceIsTheGuests()
+{
+    // The workspace was booting before the window opened: the list found it and asked the guest.
+    const auto cell = [this] {
+        return sessionModel()->index(sessionModel()->rowOf(m_name), SessionListModel::UptimeColumn);
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(cell().data(SessionListModel::kUptimeFromGuestRole).toBool(), 60000);
+    const qint64 guest = guestUptimeMs();
+    const qint64 listed = listedUptimeMs();
+    QVERIFY(guest > 0);
+    QVERIFY2(std::abs(listed - guest) <= 1000,
+             qPrintable(QStringLiteral("listed %1 ms, guest %2 ms").arg(listed).arg(guest)));
+    const QString text = cell().data().toString();
+    QVERIFY2(!text.startsWith(QStringLiteral("≥")), qPrintable(text));
+    QCOMPARE(text, SessionListModel::uptimeText(listedUptimeMs() / 1000));
+    QCOMPARE(cell().data(Qt::ToolTipRole).toString(),
+             QStringLiteral("The guest's own uptime (its /proc/uptime)"));
+}
+
 void TestWorkspacePane::commandRunsWithOutputAndExitStatus()
 {
     m_window->sessionList()->select(m_name);
@@ -194,6 +262,92 @@ void TestWorkspacePane::commandRunsWithOutputAndExitStatus()
     QCOMPARE(row.stderrBytes, 5);
     QCOMPARE(log->output(row.id, OutputStream::Stdout).value(), QByteArray("/root\nhello-42\n"));
     QCOMPARE(log->output(row.id, OutputStream::Stderr).value(), QByteArray("oops\n"));
+}
+
+void TestWorkspacePane::commandLineBelongsToItsWorkspace()
+{
+    WorkspaceSettings settings;
+    settings.memoryMiB = 256;
+    for (const QString& name : {m_otherName, m_longName}) {
+        auto created = Workspace::create(*m_connection, name, settings);
+        QVERIFY2(created.ok(), qPrintable(created.ok() ? QString() : created.error().message));
+    }
+    QVERIFY(m_window->workspaceManager()->refresh().ok());
+    QTRY_VERIFY_WITH_TIMEOUT(sessionModel()->rowOf(m_longName) > 0, 10000);
+
+    WorkspacePane* pane = m_window->workspacePane();
+    m_window->sessionList()->select(m_name);
+    QCOMPARE(runTyped(QStringLiteral("echo output-of-$((40+2))-in-a")).status.exitStatus,
+             std::optional<int>(0));
+    pane->commandLine()->clear();
+    QTest::keyClicks(pane->commandLine(), QStringLiteral("uname -r"));
+
+    // The other workspace has its own (empty) line and output, not the last command's.
+    m_window->sessionList()->select(m_otherName);
+    QCOMPARE(pane->workspace(), m_otherName);
+    QCOMPARE(pane->commandLine()->text(), QString());
+    QCOMPARE(pane->output()->shownText(), QString());
+    QCOMPARE(pane->output()->placeholderText(),
+             QStringLiteral("Output of the command appears here."));
+    QTest::keyClicks(pane->commandLine(), QStringLiteral("ls /tmp"));
+
+    m_window->sessionList()->select(m_name);
+    QCOMPARE(pane->commandLine()->text(), QStringLiteral("uname -r"));
+    QVERIFY2(pane->output()->shownText().contains(QStringLiteral("output-of-42-in-a\n")),
+             qPrintable(pane->output()->shownText()));
+    m_window->sessionList()->select(m_otherName);
+    QCOMPARE(pane->commandLine()->text(), QStringLiteral("ls /tmp"));
+    QCOMPARE(pane->output()->shownText(), QString());
+    m_window->sessionList()->select(m_name);
+}
+
+void TestWorkspacePane::sessionListKeepsLongNamesReadable()
+{
+    QTreeView* view = m_window->sessionList()->view();
+    SessionListModel* model = sessionModel();
+    const int row = model->rowOf(m_longName);
+    QVERIFY(row > 0);
+    QCOMPARE(model->index(row, SessionListModel::NameColumn).data().toString(), m_longName);
+    QCOMPARE(model->index(row, SessionListModel::NameColumn).data(Qt::ToolTipRole).toString(),
+             m_longName);
+    // The name column is as wide as the longest name needs, and the state is still shown.
+    QHeaderView* header = view->header();
+    const int needed =
+        static_cast<QAbstractItemView*>(view)->sizeHintForColumn(SessionListModel::NameColumn);
+    QVERIFY2(header->sectionSize(SessionListModel::NameColumn) >= needed,
+             qPrintable(QStringLiteral("%1 < %2")
+                            .arg(header->sectionSize(SessionListModel::NameColumn))
+                            .arg(needed)));
+    QVERIFY(!view->isColumnHidden(SessionListModel::StateColumn));
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        m_window->grab().save(QString::fromLocal8Bit(dir) +
+                              QStringLiteral("/session-list-window.png"));
+        m_window->sessionList()->grab().save(QString::fromLocal8Bit(dir) +
+                                             QStringLiteral("/session-list.png"));
+    }
+
+    // Room given to the list brings the columns that gave way back.
+    auto* sessions = m_window->findChild<QDockWidget*>(QStringLiteral("sessionDock"));
+    QVERIFY(sessions);
+    m_window->resizeDocks({sessions}, {560}, Qt::Horizontal);
+    QTRY_VERIFY(!view->isColumnHidden(SessionListModel::UptimeColumn));
+    QVERIFY(!view->isColumnHidden(SessionListModel::KindColumn));
+    QVERIFY(header->sectionSize(SessionListModel::NameColumn) >= needed);
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) +
+                              QStringLiteral("/session-list-wide.png"));
+
+    // The columns stay where they are while the uptime grows.
+    QList<int> widths;
+    for (int column = 0; column < SessionListModel::ColumnCount; ++column)
+        widths << header->sectionSize(column);
+    const auto uptime = [&] {
+        return model->index(model->rowOf(m_name), SessionListModel::UptimeColumn).data().toString();
+    };
+    const QString before = uptime();
+    QTRY_VERIFY_WITH_TIMEOUT(uptime() != before, 5000);
+    for (int column = 0; column < SessionListModel::ColumnCount; ++column)
+        QCOMPARE(header->sectionSize(column), widths[column]);
 }
 
 void TestWorkspacePane::fileWrittenByOneCommandIsThereForTheNext()
@@ -337,6 +491,61 @@ void TestWorkspacePane::checkpointAppearsInTimeline()
     QCOMPARE(item->text(3), QStringLiteral("note.txt says kept"));
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
         m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-pane.png"));
+}
+
+void TestWorkspacePane::outputFromBeforeARevertIsMarked()
+{
+    WorkspacePane* pane = m_window->workspacePane();
+    m_window->sessionList()->select(m_name);
+    QCOMPARE(runTyped(QStringLiteral("echo later > after.txt; echo before-revert-$((3*3))"))
+                 .status.exitStatus,
+             std::optional<int>(0));
+    QVERIFY(pane->output()->shownText().contains(QStringLiteral("before-revert-9\n")));
+
+    pane->checkpointList()->setCurrentItem(pane->checkpointList()->topLevelItem(0));
+    auto* revert = pane->findChild<QPushButton*>(QStringLiteral("revertButton"));
+    QVERIFY(revert && revert->isEnabled());
+    // Revert asks first; the answer is Yes.
+    QTimer answer;
+    connect(&answer, &QTimer::timeout, this, [&answer] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+            answer.stop();
+            box->button(QMessageBox::Yes)->click();
+        }
+    });
+    answer.start(50);
+    QSignalSpy finished(m_window->workspaceActions(), &WorkspaceActions::operationFinished);
+    revert->click();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kCommandTimeoutMs);
+    const auto report = finished.first().at(0).value<OperationReport>();
+    QVERIFY2(report.result.ok(),
+             qPrintable(report.result.ok() ? QString() : report.result.error().message));
+
+    // The earlier output stays, under a note that says it is from before the revert.
+    const QString shown = pane->output()->shownText();
+    static const QRegularExpression note(
+        QStringLiteral("before-revert-9\n(.*\n)?── reverted to checkpoint 'before-change' at "
+                       "\\d\\d:\\d\\d:\\d\\d UTC: "
+                       "the output above is from before the revert ──"),
+        QRegularExpression::DotMatchesEverythingOption);
+    QVERIFY2(note.match(shown).hasMatch(), qPrintable(shown));
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) +
+                              QStringLiteral("/workspace-reverted.png"));
+    waitForState(WorkspaceState::Running, 60000);
+    // The question took the window's activation; the person is back in it.
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+    const auto after = runTyped(QStringLiteral("test -e after.txt"));
+    QCOMPARE(after.status.exitStatus, std::optional<int>(1));
+    QVERIFY(!pane->output()->shownText().contains(QStringLiteral("reverted to checkpoint")));
+
+    // The revert turned the guest's clock back; the list asked it again.
+    qint64 listed = -1;
+    qint64 guest = -1;
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        (guest = guestUptimeMs(), listed = listedUptimeMs(), std::abs(listed - guest) <= 1000),
+        qPrintable(QStringLiteral("listed %1 ms, guest %2 ms").arg(listed).arg(guest)), 30000);
 }
 
 void TestWorkspacePane::terminalTabRunsAShellAndRecordsIt()

@@ -14,10 +14,13 @@ CommandLogModel::CommandLogModel(std::shared_ptr<CommandLog> log, QObject* paren
     m_refresh.setSingleShot(true);
     m_refresh.setInterval(100);
     connect(&m_refresh, &QTimer::timeout, this, &CommandLogModel::refresh);
-    connect(m_log.get(), &CommandLog::rowChanged, this, [this] {
+    const auto refreshSoon = [this] {
         if (!m_refresh.isActive())
             m_refresh.start();
-    }, Qt::QueuedConnection);
+    };
+    connect(m_log.get(), &CommandLog::rowChanged, this, refreshSoon, Qt::QueuedConnection);
+    connect(m_log.get(), &CommandLog::changedElsewhere, this, refreshSoon, Qt::QueuedConnection);
+    m_log->followOtherWriters();
     refresh();
 }
 

@@ -11,7 +11,9 @@ namespace sbw {
 
 /// Table model over the command log (CommandLog), newest row first, for the log pane. It shows
 /// the rows matching its filter (at most 1000) and follows the log live: a row added or
-/// completed anywhere in this process re-reads the rows within 100 ms. Rows are read off the
+/// completed anywhere in this process re-reads the rows within 100 ms, one written by another
+/// process (`sbw`, `sbw mcp`, `sbw serve`, another window) within CommandLog::kFollowInterval
+/// and 100 ms (CommandLog::followOtherWriters()). Rows are read off the
 /// GUI thread (Qt's thread pool waits for the log's own thread); the model is reset when they
 /// arrive, then refreshed() is emitted. A read that a newer one overtook is dropped. Text from
 /// guests and agents is shown with control characters visibly escaped (makeVisible); a

@@ -31,6 +31,8 @@
 #include "workspace/WorkspaceManager.h"
 #include "workspace/WorkspacePane.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -63,6 +65,8 @@ namespace {
 
 /// QSettings key of Run ▸ Keep a MicroVM Ready (bool, default true).
 const QString kKeepReadySetting = QStringLiteral("run/keepMicroVmReady");
+/// The Sessions dock's first width: a workspace name of 40 characters with its state.
+constexpr int kSessionDockWidth = 360;
 
 } // namespace
 
@@ -116,11 +120,13 @@ MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
     QDockWidget* approvalDock = createApprovalDock();
 
     auto* sessionDock = new QDockWidget(tr("Sessions"), this);
+    m_sessionDock = sessionDock;
     sessionDock->setObjectName(QStringLiteral("sessionDock"));
     sessionDock->setFeatures(QDockWidget::DockWidgetMovable);
     sessionDock->setWidget(m_sessionList);
     addDockWidget(Qt::LeftDockWidgetArea, sessionDock);
-    resizeDocks({sessionDock}, {300}, Qt::Horizontal);
+    m_sessionDockWidth = kSessionDockWidth;
+    resizeDocks({sessionDock}, {m_sessionDockWidth}, Qt::Horizontal);
 
     createActions();
     createMenus();
@@ -151,6 +157,11 @@ MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
     connect(m_sessionList, &SessionListPane::workspaceSelected, this, &MainWindow::showWorkspace);
     connect(m_workspaceActions, &WorkspaceActions::operationFinished, this,
             &MainWindow::onOperationFinished);
+    connect(m_workspaceActions, &WorkspaceActions::operationFinished, m_sessionModel,
+            [this](const OperationReport& report) {
+                if (report.kind == ActionKind::Revert && report.result)
+                    m_sessionModel->askUptimeAgain(report.workspace);
+            });
     connect(m_workspaceActions, &WorkspaceActions::workspaceCreated, m_sessionList,
             &SessionListPane::select);
     connect(m_workspaceActions, &WorkspaceActions::newTerminalRequested, this,
@@ -165,6 +176,7 @@ MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
                 lost = !connected;
                 m_connectionStatus->refresh();
             });
+    keepSessionDockWidth();
     updateActions();
     resize(1180, 760);
 
@@ -177,6 +189,43 @@ MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::keepSessionDockWidth()
+{
+    m_sessionDock->installEventFilter(this);
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        if (dock == m_sessionDock)
+            continue;
+        connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+            if (!visible) // after the layout has given the room away
+                QTimer::singleShot(0, this, &MainWindow::restoreSessionDockWidth);
+        });
+    }
+}
+
+void MainWindow::restoreSessionDockWidth()
+{
+    if (m_sessionDock->isVisible() && !m_sessionDock->isFloating() &&
+        m_sessionDock->width() < m_sessionDockWidth)
+        resizeDocks({m_sessionDock}, {m_sessionDockWidth}, Qt::Horizontal);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_sessionDock && event->type() == QEvent::Resize &&
+        !m_sessionDock->isFloating()) {
+        // A width chosen with no other dock at the sides is the one to come back to.
+        const auto docks = findChildren<QDockWidget*>();
+        const bool alone = std::none_of(docks.cbegin(), docks.cend(), [this](QDockWidget* dock) {
+            const Qt::DockWidgetArea area = dockWidgetArea(dock);
+            return dock != m_sessionDock && !dock->isHidden() && !dock->isFloating() &&
+                   (area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea);
+        });
+        if (alone)
+            m_sessionDockWidth = m_sessionDock->width();
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
 
 void MainWindow::createActions()
 {

@@ -77,6 +77,9 @@ public:
     /// True while a close waits for the run's clean-up.
     bool isClosePending() const { return m_closePending; }
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 public Q_SLOTS:
     /// Asks for a script file and loads it into the editor.
     void openScript();
@@ -105,6 +108,10 @@ private:
     void showRun();
     void showWorkspace(const QString& name);
     void createWorkspaceTabs();
+    /// Gives the Sessions dock back the width it had whenever a dock that took some of it
+    /// closes (the Approvals or Agents dock beside a window too narrow for all three).
+    void keepSessionDockWidth();
+    void restoreSessionDockWidth();
     void showWorkspaceTab();
     void openWorkspaceTerminal(const QString& workspace);
     /// The workspace's disconnected terminal tabs reconnect, if it runs.
@@ -148,6 +155,8 @@ private:
     QAction* m_keepReadyAction = nullptr; ///< Run ▸ Keep a MicroVM Ready
     QAction* m_refreshAction = nullptr;
     bool m_closePending = false;
+    QDockWidget* m_sessionDock = nullptr;
+    int m_sessionDockWidth = 0; ///< as the person left it, with no other dock beside it
 };
 
 } // namespace sbw

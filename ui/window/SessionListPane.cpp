@@ -3,8 +3,10 @@
 #include "window/SessionListModel.h"
 #include "workspace/WorkspaceActions.h"
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QMenu>
+#include <QStyle>
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -20,10 +22,11 @@ SessionListPane::SessionListPane(SessionListModel* model, WorkspaceActions* acti
     m_view->setUniformRowHeights(true);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_view->setTextElideMode(Qt::ElideMiddle);
+    m_view->viewport()->installEventFilter(this);
     QHeaderView* header = m_view->header();
     header->setStretchLastSection(false);
-    header->setSectionResizeMode(QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(SessionListModel::NameColumn, QHeaderView::Stretch);
+    header->setSectionResizeMode(QHeaderView::Fixed);
 
     auto* newButton = new QToolButton(this);
     newButton->setDefaultAction(m_actions->newAction());
@@ -37,8 +40,80 @@ SessionListPane::SessionListPane(SessionListModel* model, WorkspaceActions* acti
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &SessionListPane::onCurrentChanged);
     connect(m_view, &QTreeView::customContextMenuRequested, this, &SessionListPane::showContextMenu);
-    connect(m_model, &QAbstractItemModel::modelReset, this, [this] { select(m_selected); });
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        select(m_selected);
+        fitColumns();
+    });
+    connect(m_model, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& topLeft) {
+        if (topLeft.column() != SessionListModel::UptimeColumn)
+            fitColumns();
+    });
     select({});
+    fitColumns();
+}
+
+bool SessionListPane::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize)
+        fitColumns();
+    return QWidget::eventFilter(watched, event);
+}
+
+int SessionListPane::columnWidth(int column) const
+{
+    // Measured from the texts, not from the view, whose hints change as columns hide.
+    const QStyle* style = m_view->style();
+    const int cellMargin =
+        2 * (style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_view) + 1) + 2;
+    const QFontMetrics metrics(m_view->font());
+    const QString label = m_model->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
+    int width = m_view->header()->fontMetrics().horizontalAdvance(label) +
+                2 * style->pixelMetric(QStyle::PM_HeaderMargin, nullptr, m_view->header()) + 2;
+    // Uptime is as wide as its widest text, so that the columns never move as it grows.
+    QStringList texts = column == SessionListModel::UptimeColumn
+                            ? SessionListModel::uptimeTextWidthSamples()
+                            : QStringList();
+    int decoration = 0;
+    for (int row = 0; row < m_model->rowCount() && column != SessionListModel::UptimeColumn;
+         ++row) {
+        const QModelIndex index = m_model->index(row, column);
+        texts << index.data().toString();
+        if (!index.data(Qt::DecorationRole).isNull())
+            decoration = m_view->iconSize().isValid()
+                             ? m_view->iconSize().width() + 4
+                             : style->pixelMetric(QStyle::PM_SmallIconSize) + 4;
+    }
+    for (const QString& text : std::as_const(texts))
+        width = std::max(width, metrics.horizontalAdvance(text) + decoration + cellMargin);
+    return width;
+}
+
+void SessionListPane::fitColumns()
+{
+    using Model = SessionListModel;
+    const int available = m_view->viewport()->width();
+    // A name wider than the longest a workspace can have (40 characters) is elided anyway.
+    const int nameCap = m_view->fontMetrics().horizontalAdvance(QString(40, QLatin1Char('m')));
+    const int name = std::min(columnWidth(Model::NameColumn), nameCap);
+    // The name keeps its width; the others give way, the least telling first.
+    QList<int> shown = {Model::StateColumn, Model::UptimeColumn, Model::KindColumn};
+    const auto othersWidth = [&] {
+        int sum = 0;
+        for (int column : shown)
+            sum += columnWidth(column);
+        return sum;
+    };
+    while (!shown.isEmpty() && name + othersWidth() > available)
+        shown.removeLast();
+    for (int column : {Model::KindColumn, Model::StateColumn, Model::UptimeColumn}) {
+        m_view->setColumnHidden(column, !shown.contains(column));
+        if (shown.contains(column))
+            m_view->header()->resizeSection(column, columnWidth(column));
+    }
+    // The name takes what is left: at least its width unless the list is narrower than it.
+    m_view->header()->resizeSection(
+        Model::NameColumn,
+        std::max(m_view->header()->minimumSectionSize(), available - othersWidth()));
 }
 
 void SessionListPane::select(const QString& name)

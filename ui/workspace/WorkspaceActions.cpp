@@ -126,7 +126,7 @@ void WorkspaceActions::run(const QString& what, ActionKind kind, const QString& 
             LoggedAction action(log, logged);
             auto outcome = operation(workspace);
             action.finish(LoggedAction::endOf(outcome));
-            return OperationReport{{}, {}, outcome, {}, false};
+            return OperationReport{{}, {}, outcome, {}, false, logged.kind, logged.command};
         },
         changesCheckpoints);
 }
@@ -143,8 +143,9 @@ void WorkspaceActions::stopWorkspace()
             const auto stopped = workspace.stop();
             finishStopAction(action, stopped);
             if (!stopped)
-                return OperationReport{{}, {}, stopped.error(), {}, false};
-            return OperationReport{{}, {}, {}, stopped->summary(), stopped->forced};
+                return OperationReport{{}, {}, stopped.error(), {}, false, ActionKind::Stop, {}};
+            return OperationReport{
+                {}, {}, {}, stopped->summary(), stopped->forced, ActionKind::Stop, {}};
         },
         false);
 }
@@ -211,7 +212,8 @@ void WorkspaceActions::create(const QString& name, const WorkspaceSettings& sett
         m_busy.remove(name);
         m_manager->refresh();
         updateEnabled();
-        Q_EMIT operationFinished(OperationReport{name, tr("Create"), created, {}, false});
+        Q_EMIT operationFinished(
+            OperationReport{name, tr("Create"), created, {}, false, ActionKind::Create, {}});
         if (created)
             Q_EMIT workspaceCreated(name);
     });

@@ -31,6 +31,8 @@ struct OperationReport
     Expected<void> result;  ///< the operation's error, if it failed
     QString notice;         ///< how it went when that matters (a stop: StopOutcome::summary())
     bool warning = false;   ///< the person must know (a stop that forced the guest off)
+    std::optional<ActionKind> kind; ///< the action's command-log kind, when it has one
+    QString detail;                 ///< what it acted on (a revert: the checkpoint's name)
 };
 
 /// The lifecycle actions of the selected workspace — New, Start, Stop, Pause, Resume,

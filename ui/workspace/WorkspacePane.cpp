@@ -11,6 +11,7 @@
 #include "workspace/WorkspaceManager.h"
 #include "workspace/WorkspaceSettingsDialog.h"
 
+#include <QDateTime>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -18,8 +19,10 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSet>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -58,9 +61,8 @@ WorkspacePane::WorkspacePane(WorkspaceManager* manager, WorkspaceActions* action
       m_details(new QLabel(this)), m_command(new QLineEdit(this)),
       m_runButton(new QPushButton(tr("Run"), this)),
       m_cancelButton(new QPushButton(tr("Cancel"), this)), m_timeoutBox(new QSpinBox(this)),
-      m_outputCapBox(new QSpinBox(this)),
-      m_settingsButton(new QPushButton(tr("Settings…"), this)), m_output(new OutputView(this)),
-      m_checkpoints(new QTreeWidget(this)),
+      m_outputCapBox(new QSpinBox(this)), m_settingsButton(new QPushButton(tr("Settings…"), this)),
+      m_outputs(new QStackedWidget(this)), m_checkpoints(new QTreeWidget(this)),
       m_revertButton(new QPushButton(tr("Revert…"), this)),
       m_deleteCheckpointButton(new QPushButton(tr("Delete"), this))
 {
@@ -94,10 +96,10 @@ WorkspacePane::WorkspacePane(WorkspaceManager* manager, WorkspaceActions* action
     m_outputCapBox->setToolTip(tr("Output let through per stream; past it the rest is dropped "
                                   "and the command killed"));
     m_settingsButton->setObjectName(QStringLiteral("workspaceSettingsButton"));
+    m_revertButton->setObjectName(QStringLiteral("revertButton"));
     m_settingsButton->setToolTip(tr("Environment variables and secrets of this workspace"));
     m_command->setPlaceholderText(tr("Command to run in the workspace (in %1), e.g. ls -la").arg(kWorkdir));
     m_command->setClearButtonEnabled(true);
-    m_output->setPlaceholderText(tr("Output of the command appears here."));
     auto* commandRow = new QHBoxLayout;
     commandRow->addWidget(new QLabel(QStringLiteral("$"), this));
     commandRow->addWidget(m_command, 1);
@@ -109,7 +111,7 @@ WorkspacePane::WorkspacePane(WorkspaceManager* manager, WorkspaceActions* action
     auto* execLayout = new QVBoxLayout(execBox);
     execLayout->setContentsMargins(0, 0, 0, 0);
     execLayout->addLayout(commandRow);
-    execLayout->addWidget(m_output, 1);
+    execLayout->addWidget(m_outputs, 1);
 
     m_checkpoints->setHeaderLabels({tr("Checkpoint"), tr("Taken (UTC)"), tr("Guest"), tr("Note")});
     m_checkpoints->setRootIsDecorated(false);
@@ -143,8 +145,6 @@ WorkspacePane::WorkspacePane(WorkspaceManager* manager, WorkspaceActions* action
     connect(m_runButton, &QPushButton::clicked, this, &WorkspacePane::runCommand);
     connect(m_cancelButton, &QPushButton::clicked, this, &WorkspacePane::cancelCommand);
     connect(m_settingsButton, &QPushButton::clicked, this, &WorkspacePane::editSettings);
-    connect(&m_exec, &WorkspaceCommandRunner::outputReceived, m_output, &OutputView::appendOutput);
-    connect(&m_exec, &WorkspaceCommandRunner::finished, this, &WorkspacePane::onCommandFinished);
     connect(m_revertButton, &QPushButton::clicked, this, [this] {
         if (const QString name = selectedCheckpoint(); !name.isEmpty())
             m_actions->revertTo(name);
@@ -164,15 +164,94 @@ WorkspacePane::WorkspacePane(WorkspaceManager* manager, WorkspaceActions* action
         if (name == m_name)
             reloadCheckpoints();
     });
+    connect(m_actions, &WorkspaceActions::operationFinished, this,
+            [this](const OperationReport& report) {
+                if (report.kind == ActionKind::Revert && report.result)
+                    markReverted(report.workspace, report.detail);
+            });
+    connect(m_manager, &WorkspaceManager::workspacesChanged, this,
+            &WorkspacePane::forgetRemovedWorkspaces);
+    m_outputs->setCurrentWidget(commandState({}).output);
     setWorkspace({});
+}
+
+WorkspacePane::CommandState& WorkspacePane::commandState(const QString& name)
+{
+    auto [it, made] = m_commands.try_emplace(name);
+    CommandState& state = it->second;
+    if (!made)
+        return state;
+    state.output = new OutputView(m_outputs);
+    state.output->setPlaceholderText(tr("Output of the command appears here."));
+    m_outputs->addWidget(state.output);
+    state.exec = new WorkspaceCommandRunner(this);
+    if (m_log)
+        state.exec->setCommandLog(m_log, Actor{});
+    connect(state.exec, &WorkspaceCommandRunner::outputReceived, state.output,
+            &OutputView::appendOutput);
+    connect(
+        state.exec, &WorkspaceCommandRunner::finished, this,
+        [this, name](const WorkspaceCommandOutcome& outcome) { onCommandFinished(name, outcome); });
+    return state;
+}
+
+void WorkspacePane::forgetRemovedWorkspaces()
+{
+    QSet<QString> listed;
+    for (const auto& entry : m_manager->workspaces())
+        listed.insert(entry.record.name);
+    for (auto it = m_commands.begin(); it != m_commands.end();) {
+        const bool keep = it->first.isEmpty() || it->first == m_name ||
+                          listed.contains(it->first) || it->second.exec->isRunning();
+        if (keep) {
+            ++it;
+            continue;
+        }
+        delete it->second.output;
+        delete it->second.exec;
+        it = m_commands.erase(it);
+    }
+}
+
+void WorkspacePane::markReverted(const QString& name, const QString& checkpoint)
+{
+    const auto it = m_commands.find(name);
+    if (it == m_commands.end() || it->second.output->document()->isEmpty())
+        return;
+    it->second.output->appendNote(
+        tr("── reverted to checkpoint '%1' at %2 UTC: the output above is from before "
+           "the revert ──")
+            .arg(makeVisible(checkpoint),
+                 QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss"))));
+}
+
+OutputView* WorkspacePane::output() const
+{
+    return static_cast<OutputView*>(m_outputs->currentWidget());
+}
+
+bool WorkspacePane::isExecRunning() const
+{
+    const auto it = m_commands.find(m_name);
+    return it != m_commands.end() && it->second.exec->isRunning();
+}
+
+void WorkspacePane::setCommandLog(std::shared_ptr<CommandLog> log)
+{
+    m_log = std::move(log);
+    for (auto& [name, state] : m_commands)
+        state.exec->setCommandLog(m_log, Actor{});
 }
 
 void WorkspacePane::setWorkspace(const QString& name)
 {
     if (name == m_name && !name.isEmpty())
         return;
+    commandState(m_name).text = m_command->text();
     m_name = name;
-    m_output->clearOutput();
+    CommandState& shown = commandState(name);
+    m_command->setText(shown.text);
+    m_outputs->setCurrentWidget(shown.output);
     m_checkpoints->clear();
     updateHeading();
     updateEnabled();
@@ -210,7 +289,7 @@ void WorkspacePane::updateHeading()
 void WorkspacePane::updateEnabled()
 {
     const WorkspaceState state = m_manager->state(m_name);
-    const bool running = m_exec.isRunning();
+    const bool running = isExecRunning();
     const bool execAllowed = !m_name.isEmpty() && canExec(state);
     // Read-only rather than disabled while a command runs: a disabled line would hand the focus
     // to the timeout box, where the next digits typed would change the timeout.
@@ -227,13 +306,15 @@ void WorkspacePane::updateEnabled()
 void WorkspacePane::runCommand()
 {
     const QString command = m_command->text().trimmed();
-    if (command.isEmpty() || m_exec.isRunning() || !canExec(m_manager->state(m_name)))
+    if (m_name.isEmpty() || command.isEmpty() || isExecRunning() ||
+        !canExec(m_manager->state(m_name)))
         return;
-    m_output->clearOutput();
-    m_output->appendNote(QStringLiteral("$ ") + makeVisible(command));
-    if (m_exec.start(m_manager->workspace(m_name), command, kWorkdir,
-                     std::chrono::seconds(m_timeoutBox->value()),
-                     qint64(m_outputCapBox->value()) << 20))
+    CommandState& state = commandState(m_name);
+    state.output->clearOutput();
+    state.output->appendNote(QStringLiteral("$ ") + makeVisible(command));
+    if (state.exec->start(m_manager->workspace(m_name), command, kWorkdir,
+                          std::chrono::seconds(m_timeoutBox->value()),
+                          qint64(m_outputCapBox->value()) << 20))
         updateEnabled();
 }
 
@@ -262,13 +343,15 @@ void WorkspacePane::editSettings()
 
 void WorkspacePane::cancelCommand()
 {
-    m_exec.cancel();
+    if (const auto it = m_commands.find(m_name); it != m_commands.end())
+        it->second.exec->cancel();
 }
 
-void WorkspacePane::onCommandFinished(const WorkspaceCommandOutcome& outcome)
+void WorkspacePane::onCommandFinished(const QString& name, const WorkspaceCommandOutcome& outcome)
 {
-    m_output->endOutput();
-    m_output->appendNote(statusText(outcome));
+    OutputView* output = commandState(name).output;
+    output->endOutput();
+    output->appendNote(statusText(outcome));
     updateEnabled();
     Q_EMIT commandFinished(outcome);
 }
