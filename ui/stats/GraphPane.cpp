@@ -172,7 +172,7 @@ GraphPane::GraphPane(StatsSampler* sampler, QWidget* parent)
     // and their names, takes two columns. A short dock scrolls the second row.
     const QList<GraphPaneChart*> all{m_cpu, m_memory, m_disk, m_network, m_host};
     for (int i = 0; i < all.size(); ++i) {
-        all[i]->setMinimumChartHeight(fontMetrics().height() * 14);
+        all[i]->setMinimumChartHeight(fontMetrics().height() * 12);
         grid->addWidget(all[i], i / 3, i % 3, 1, all[i] == m_host ? 2 : 1);
     }
     auto* scroll = new QScrollArea;
