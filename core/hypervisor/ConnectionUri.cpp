@@ -25,4 +25,9 @@ bool isSystemUri(const QString& uri)
     return QUrl(uri).path() == QLatin1String("/system");
 }
 
+bool isLocalUri(const QString& uri)
+{
+    return QUrl(uri).host().isEmpty();
+}
+
 } // namespace sbw

@@ -17,4 +17,8 @@ QString defaultConnectionUri(const QString& explicitUri = {});
 /// opens must live in libvirt's own images folder rather than in a user's home.
 bool isSystemUri(const QString& uri);
 
+/// True for URIs without a host name (qemu:///system, qemu+unix:///session, test:///default):
+/// the daemon runs on this machine, so files it writes can be read here.
+bool isLocalUri(const QString& uri);
+
 } // namespace sbw

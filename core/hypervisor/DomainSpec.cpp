@@ -104,6 +104,11 @@ void writeDevices(QXmlStreamWriter& xml, const DomainSpec& spec)
 
     xml.writeStartElement(QStringLiteral("serial"));
     xml.writeAttribute(QStringLiteral("type"), QStringLiteral("pty"));
+    if (!spec.consoleLog.isEmpty()) {
+        xml.writeEmptyElement(QStringLiteral("log"));
+        xml.writeAttribute(QStringLiteral("file"), spec.consoleLog);
+        xml.writeAttribute(QStringLiteral("append"), QStringLiteral("off"));
+    }
     xml.writeEmptyElement(QStringLiteral("target"));
     xml.writeAttribute(QStringLiteral("port"), QStringLiteral("0"));
     xml.writeEndElement();

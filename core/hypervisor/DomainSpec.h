@@ -37,6 +37,9 @@ struct DomainSpec
     QString sshPort;        ///< virtio-serial port name for sshd
     QStringList extraSshPorts; ///< further sshd ports, one per further host connection (workspaces)
     QString agentPort;      ///< virtio-serial port name for qemu-ga
+    /// File virtlogd (on the daemon's host) logs the serial console's output to, afresh at each
+    /// start of the domain (append off); empty for none. See ConsoleLog.
+    QString consoleLog;
     QString imageRecipe;    ///< recorded in metadata
     QString imageHash;      ///< recorded in metadata
     QDateTime created;      ///< recorded in metadata (UTC)
@@ -50,12 +53,12 @@ struct DomainSpec
     bool natNetwork = false;
 };
 
-/// Writes the domain XML: q35, direct kernel boot, virtio-blk overlay, serial console on a PTY,
-/// qemu-ga and SSH virtio-serial channels (unix sockets, paths chosen by libvirt), virtio
-/// balloon with 1 s statistics, no network interface (unless natNetwork), no USB or graphics,
-/// the TCG translation-cache bound for TCG domains, and the workbench's <metadata>. Workspace
-/// metadata also has <name>, the image's build-id attribute, <ssh port host-key> and
-/// <settings vcpus memory-mib disk-gib cpu-share network>.
+/// Writes the domain XML: q35, direct kernel boot, virtio-blk overlay, serial console on a PTY
+/// (logged to consoleLog when set), qemu-ga and SSH virtio-serial channels (unix sockets, paths
+/// chosen by libvirt), virtio balloon with 1 s statistics, no network interface (unless
+/// natNetwork), no USB or graphics, the TCG translation-cache bound for TCG domains, and the
+/// workbench's <metadata>. Workspace metadata also has <name>, the image's build-id attribute,
+/// <ssh port host-key> and <settings vcpus memory-mib disk-gib cpu-share network>.
 QString domainXml(const DomainSpec& spec);
 
 /// "ephemeral" / "workspace", as stored in metadata.

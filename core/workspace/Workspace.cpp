@@ -14,7 +14,6 @@
 #include "workspace/WorkspaceDomains.h"
 
 #include <QDateTime>
-#include <QRegularExpression>
 #include <QThread>
 #include <QUuid>
 #include <QXmlStreamWriter>
@@ -44,14 +43,11 @@ QString overlayVolumeName(const QString& name)
     return workspaceDomainName(name) + kOverlaySuffix;
 }
 
-Expected<void> validateCheckpointName(const QString& name)
+/// The serial console's log lies in the pool beside the overlay: a folder on the daemon's host
+/// that exists for every connection.
+QString consoleLogVolumeName(const QString& name)
 {
-    static const QRegularExpression valid(QStringLiteral("^[A-Za-z0-9._-]{1,64}$"));
-    if (!valid.match(name).hasMatch())
-        return makeError(QStringLiteral("'%1' is not a checkpoint name: use 1 to 64 of A-Z, a-z, "
-                                        "0-9, '.', '_' and '-'")
-                             .arg(name));
-    return {};
+    return workspaceDomainName(name) + QLatin1String(".console.log");
 }
 
 QString snapshotXml(const QString& name, const QString& note)
@@ -169,12 +165,17 @@ Expected<std::unique_ptr<Workspace>> Workspace::create(HypervisorConnection& con
     spec.cpuSharePercent = settings.cpuSharePercent;
     spec.kernel = staged->kernel;
     spec.initrd = staged->initrd;
+    // loglevel=6 after the image's "quiet": the serial console's boot log shows the kernel's
+    // notices too (its version and command line), a few dozen lines; not its info flood.
     spec.cmdline = image->cmdline + QLatin1String(" sbw.key=") +
-                   key.value()->kernelParameterValue() + disk->kernelParameter();
+                   key.value()->kernelParameterValue() + disk->kernelParameter() +
+                   QLatin1String(" loglevel=6");
     spec.disk = overlay.value();
     spec.sshPort = image->sshPort;
     spec.extraSshPorts = image->sshPorts.mid(1);
     spec.agentPort = image->agentPort;
+    spec.consoleLog =
+        spec.disk.left(spec.disk.lastIndexOf(QLatin1Char('/')) + 1) + consoleLogVolumeName(name);
     spec.imageRecipe = image->recipe;
     spec.imageHash = image->hash;
     spec.created = QDateTime::currentDateTimeUtc();
@@ -580,6 +581,9 @@ Expected<void> Workspace::remove()
     if (!pool)
         return pool.error();
     if (auto deleted = pool->deleteVolume(overlayVolumeName(m_record.name)); !deleted)
+        return deleted;
+    // StoragePool::open() refreshed the pool, so it knows the log virtlogd wrote.
+    if (auto deleted = pool->deleteVolume(consoleLogVolumeName(m_record.name)); !deleted)
         return deleted;
     qCInfo(lcVirt) << "deleted workspace" << m_record.name;
     return removeWorkspaceRecord(m_record.name);

@@ -1,6 +1,7 @@
 #include "workspace/WorkspaceCheckpoint.h"
 
 #include <QHash>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTimeZone>
 #include <QXmlStreamReader>
@@ -21,6 +22,16 @@ QString durationText(qint64 seconds)
 }
 
 } // namespace
+
+Expected<void> validateCheckpointName(const QString& name)
+{
+    static const QRegularExpression valid(QStringLiteral("^[A-Za-z0-9._-]{1,64}$"));
+    if (!valid.match(name).hasMatch())
+        return makeError(QStringLiteral("'%1' is not a checkpoint name: use 1 to 64 of A-Z, a-z, "
+                                        "0-9, '.', '_' and '-'")
+                             .arg(name));
+    return {};
+}
 
 QJsonObject CheckpointInfo::toJson() const
 {

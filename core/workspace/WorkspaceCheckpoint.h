@@ -23,6 +23,10 @@ struct CheckpointInfo
     QJsonObject toJson() const;
 };
 
+/// A checkpoint name is 1 to 64 of A-Z, a-z, 0-9, '.', '_' and '-' (it names a libvirt
+/// snapshot and appears in commands). The error says what is allowed.
+Expected<void> validateCheckpointName(const QString& name);
+
 /// Parses virDomainSnapshotGetXMLDesc() output (top-level <name>, <description>, <state>,
 /// <creationTime>, <parent><name>). `current` is left false. Errors: not XML, no name.
 Expected<CheckpointInfo> checkpointFromSnapshotXml(const QString& xml);

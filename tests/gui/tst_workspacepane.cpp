@@ -28,6 +28,7 @@
 #include "window/SessionListModel.h"
 #include "window/SessionListPane.h"
 #include "workbench/Workbench.h"
+#include "workspace/CheckpointDialog.h"
 #include "workspace/NewWorkspaceDialog.h"
 #include "workspace/Workspace.h"
 #include "workspace/WorkspaceActions.h"
@@ -40,12 +41,14 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QRegularExpression>
 #include <QSpinBox>
@@ -479,12 +482,37 @@ void TestWorkspacePane::pauseAndResumeFromActions()
 
 void TestWorkspacePane::checkpointAppearsInTimeline()
 {
-    auto workspace = m_window->workspaceManager()->workspace(m_name);
-    QVERIFY(workspace);
-    auto taken = workspace->checkpoint(QStringLiteral("before-change"), QStringLiteral("note.txt says kept"));
-    QVERIFY2(taken.ok(), qPrintable(taken.ok() ? QString() : taken.error().message));
+    // Checkpoint… asks for name and note in one dialog; Enter in the note confirms.
+    WorkspaceActions* actions = m_window->workspaceActions();
+    QSignalSpy finished(actions, &WorkspaceActions::operationFinished);
+    QVERIFY(actions->checkpointAction()->isEnabled());
+    actions->checkpointAction()->trigger();
+    CheckpointDialog* dialog = nullptr;
+    QTRY_VERIFY((dialog = m_window->findChild<CheckpointDialog*>()) && dialog->isVisible());
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+    QCOMPARE(dialog->windowTitle(), QStringLiteral("New Checkpoint"));
+    QVERIFY2(
+        QRegularExpression(QStringLiteral("^cp-\\d{8}-\\d{6}$")).match(dialog->name()).hasMatch(),
+        qPrintable(dialog->name()));
+    QPushButton* ok = dialog->buttons()->button(QDialogButtonBox::Ok);
+    dialog->nameEdit()->setText(QStringLiteral("before change"));
+    QCOMPARE(dialog->problem(), QStringLiteral("'before change' is not a checkpoint name: use 1 to "
+                                               "64 of A-Z, a-z, 0-9, '.', '_' and '-'"));
+    QVERIFY(!ok->isEnabled());
+    dialog->nameEdit()->setText(QStringLiteral("before-change"));
+    QVERIFY(ok->isEnabled());
+    QVERIFY(dialog->problem().isEmpty());
+    QTest::keyClicks(dialog->noteEdit(), QStringLiteral("note.txt says kept"));
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        dialog->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/checkpoint-dialog.png"));
+    QTest::keyClick(dialog->noteEdit(), Qt::Key_Return);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kCommandTimeoutMs);
+    const auto report = finished.first().at(0).value<OperationReport>();
+    QCOMPARE(report.what, QStringLiteral("Checkpoint"));
+    QVERIFY2(report.result.ok(),
+             qPrintable(report.result.ok() ? QString() : report.result.error().message));
+
     WorkspacePane* pane = m_window->workspacePane();
-    pane->reloadCheckpoints();
     QTRY_COMPARE_WITH_TIMEOUT(pane->checkpointList()->topLevelItemCount(), 1, 30000);
     const QTreeWidgetItem* item = pane->checkpointList()->topLevelItem(0);
     QVERIFY2(item->text(0).startsWith(QStringLiteral("before-change")), qPrintable(item->text(0)));
@@ -635,6 +663,35 @@ void TestWorkspacePane::consoleTabIsAttached()
     auto* console = qobject_cast<SerialConsoleView*>(m_window->consoles()->page(m_name));
     QVERIFY(console);
     QVERIFY2(console->isAttached(), qPrintable(console->statusText()));
+    // Opened long after the guest booted, and by a window that found the workspace running,
+    // it still shows this boot's console output from its start, once, then the live console.
+    QCOMPARE(console->statusText(),
+             QStringLiteral("console attached to %1").arg(workspaceDomainName(m_name)));
+    const auto consoleText = [console] {
+        const TerminalWidget* terminal = console->terminal();
+        QStringList lines;
+        for (int i = 0; i < terminal->scrollbackCount(); ++i)
+            lines.append(terminal->scrollbackLine(i));
+        lines.append(terminal->screenText());
+        return lines.join(QLatin1Char('\n'));
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(consoleText().contains(QStringLiteral("sbw-guest: ready")),
+                              qPrintable(consoleText()), 10000);
+    QCOMPARE(consoleText().count(QStringLiteral("sbw-guest: ready")), 1);
+    QCOMPARE(consoleText().count(QStringLiteral("Linux version ")), 1);
+    QVERIFY(consoleText().indexOf(QStringLiteral("Linux version ")) <
+            consoleText().indexOf(QStringLiteral("sbw-guest: ready")));
+    QVERIFY(consoleText().contains(QStringLiteral("sbw-guest: press Enter for a root shell")));
+    // Then the live console: Enter starts the console's root shell, which answers.
+    QTest::keyClick(console->terminal(), Qt::Key_Return);
+    QTRY_VERIFY2_WITH_TIMEOUT(consoleText().contains(QStringLiteral("root@")),
+                              qPrintable(consoleText()), 60000);
+    QTest::keyClicks(console->terminal(), QStringLiteral("echo live-$((6*7))"));
+    QTest::keyClick(console->terminal(), Qt::Key_Return);
+    QTRY_VERIFY2_WITH_TIMEOUT(consoleText().contains(QStringLiteral("\nlive-42")),
+                              qPrintable(consoleText()), 30000);
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/serial-console.png"));
     // The window's Ctrl+Shift shortcuts reach the window while the console has the focus
     // (Ctrl+Shift+L shows and hides the command log); other keys go to the guest.
     auto* logDock = m_window->findChild<QDockWidget*>(QStringLiteral("commandLogDock"));

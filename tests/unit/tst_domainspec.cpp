@@ -112,6 +112,18 @@ private Q_SLOTS:
                  QString());
     }
 
+    void serialConsoleIsLoggedWhenAsked()
+    {
+        sbw::DomainSpec spec = sampleSpec(false);
+        QCOMPARE(valueAt(sbw::domainXml(spec), QStringLiteral("domain/devices/serial/log@file")),
+                 QStringLiteral("<absent>"));
+        spec.consoleLog = QStringLiteral("/pool/sbw-ws-a.console.log");
+        const QString xml = sbw::domainXml(spec);
+        QCOMPARE(valueAt(xml, QStringLiteral("domain/devices/serial/log@file")), spec.consoleLog);
+        QCOMPARE(valueAt(xml, QStringLiteral("domain/devices/serial/log@append")),
+                 QStringLiteral("off"));
+    }
+
     // Every PCI device sits on the root bus (pcie.0), each in a slot of its own, so libvirt adds
     // no pcie-root-port for it.
     void pciDevicesSitOnTheRootBus()

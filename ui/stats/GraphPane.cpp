@@ -7,6 +7,7 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QLineSeries>
+#include <QMap>
 #include <QScrollArea>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -15,6 +16,8 @@ namespace sbw {
 namespace {
 
 constexpr qint64 kMinWindowMs = 60'000;
+/// Sandboxes with a line of their own on the host chart; more would be a tangle of colours.
+constexpr qsizetype kHostChartSandboxes = 5;
 
 const QColor kRead(0x1f, 0x77, 0xb4);
 const QColor kWrite(0xd6, 0x27, 0x28);
@@ -58,7 +61,7 @@ QList<GraphPaneChart::Span> haltedSpans(const QList<SandboxSample>& samples, qin
     return spans;
 }
 
-/// Points of one figure; a halted sandbox uses no CPU, so CPU is 0 there rather than a gap.
+/// Points of one figure, where the samples have it.
 template <typename Figure>
 QList<QPointF> points(const QList<SandboxSample>& samples, Figure figure, double divisor = 1.0)
 {
@@ -68,6 +71,66 @@ QList<QPointF> points(const QList<SandboxSample>& samples, Figure figure, double
         if (const std::optional<double> value = figure(s))
             out.append(QPointF(qreal(s.timeMs), *value / divisor));
     return out;
+}
+
+/// CPU of a sandbox; a halted one uses none, so it is 0 there rather than a gap.
+std::optional<double> cpuOf(const SandboxSample& s)
+{
+    return isHalted(s.state) ? std::optional<double>(0) : s.cpuPercent;
+}
+
+/// One sandbox line of the host chart, or the line of the others.
+struct HostChartLine
+{
+    QString name;
+    QList<QPointF> points;
+};
+
+/// The host chart's sandbox lines: the kHostChartSandboxes busiest sandboxes (by their mean
+/// CPU over the history; ties in the order they were first seen) each have their own line; the
+/// rest share one, "N others (busiest)", the highest CPU among them at each tick, so a spike
+/// of any of them still shows.
+QList<HostChartLine> hostChartLines(const StatsSampler& sampler)
+{
+    struct Sandbox
+    {
+        HostChartLine line;
+        double meanCpu = 0;
+    };
+    QList<Sandbox> sandboxes;
+    for (const QString& uuid : sampler.sandboxes()) {
+        const QList<SandboxSample> samples = sampler.history(uuid);
+        Sandbox sandbox{
+            {samples.isEmpty() ? uuid : samples.constLast().name, points(samples, cpuOf)}, 0};
+        for (const QPointF& p : sandbox.line.points)
+            sandbox.meanCpu += p.y() / qreal(sandbox.line.points.size());
+        sandboxes.append(sandbox);
+    }
+    // A line for "1 others" would hide a name for nothing.
+    if (sandboxes.size() <= kHostChartSandboxes + 1) {
+        QList<HostChartLine> lines;
+        for (const Sandbox& sandbox : sandboxes)
+            lines.append(sandbox.line);
+        return lines;
+    }
+    std::stable_sort(sandboxes.begin(), sandboxes.end(),
+                     [](const Sandbox& a, const Sandbox& b) { return a.meanCpu > b.meanCpu; });
+    QList<HostChartLine> lines;
+    QMap<qreal, qreal> busiest; // tick time -> highest CPU of the others
+    for (qsizetype i = 0; i < sandboxes.size(); ++i) {
+        if (i < kHostChartSandboxes) {
+            lines.append(sandboxes[i].line);
+            continue;
+        }
+        for (const QPointF& p : sandboxes[i].line.points)
+            busiest[p.x()] = std::max(busiest.value(p.x(), 0), p.y());
+    }
+    HostChartLine others{
+        QObject::tr("%1 others (busiest)").arg(sandboxes.size() - kHostChartSandboxes), {}};
+    for (auto it = busiest.cbegin(); it != busiest.cend(); ++it)
+        others.points.append(QPointF(it.key(), it.value()));
+    lines.append(others);
+    return lines;
 }
 
 double maxY(const QList<QPointF>& a, const QList<QPointF>& b = {})
@@ -83,11 +146,11 @@ double maxY(const QList<QPointF>& a, const QList<QPointF>& b = {})
 
 GraphPane::GraphPane(StatsSampler* sampler, QWidget* parent)
     : QWidget(parent), m_sampler(sampler), m_picker(new QComboBox), m_status(new QLabel),
-      m_cpu(new GraphPaneChart(tr("CPU"), tr("CPU"), QStringLiteral("%"))),
-      m_memory(new GraphPaneChart(tr("Memory used"), tr("memory"), QStringLiteral("MiB"))),
-      m_disk(new GraphPaneChart(tr("Disk"), tr("disk"), QStringLiteral("B/s"))),
-      m_network(new GraphPaneChart(tr("Network"), tr("network"), QStringLiteral("B/s"))),
-      m_host(new GraphPaneChart(tr("Host"), tr("CPU"), QStringLiteral("%")))
+      m_cpu(new GraphPaneChart(tr("CPU"), QStringLiteral("%"))),
+      m_memory(new GraphPaneChart(tr("Memory used"), QStringLiteral("MiB"))),
+      m_disk(new GraphPaneChart(tr("Disk"), QStringLiteral("B/s"))),
+      m_network(new GraphPaneChart(tr("Network"), QStringLiteral("B/s"))),
+      m_host(new GraphPaneChart(tr("Host CPU"), QStringLiteral("%")))
 {
     m_cpu->setValueMax(100);
     m_host->setValueMax(100);
@@ -105,11 +168,12 @@ GraphPane::GraphPane(StatsSampler* sampler, QWidget* parent)
     auto* charts = new QWidget;
     auto* grid = new QGridLayout(charts);
     grid->setContentsMargins(0, 0, 0, 0);
-    // Three charts a row, each tall enough for its axes and legend; a short dock scrolls the second row.
-    const QList<GraphPaneChart*> all{m_cpu, m_memory, m_host, m_disk, m_network};
+    // Three charts a row, each tall enough for its axes; the host's, with a line per sandbox
+    // and their names, takes two columns. A short dock scrolls the second row.
+    const QList<GraphPaneChart*> all{m_cpu, m_memory, m_disk, m_network, m_host};
     for (int i = 0; i < all.size(); ++i) {
-        all[i]->setMinimumHeight(fontMetrics().height() * 13);
-        grid->addWidget(all[i], i / 3, i % 3);
+        all[i]->setMinimumChartHeight(fontMetrics().height() * 12);
+        grid->addWidget(all[i], i / 3, i % 3, 1, all[i] == m_host ? 2 : 1);
     }
     auto* scroll = new QScrollArea;
     scroll->setFrameShape(QFrame::NoFrame);
@@ -171,9 +235,7 @@ void GraphPane::refreshSandboxCharts()
     from = std::min(from, to - kMinWindowMs);
     const QList<GraphPaneChart::Span> spans = haltedSpans(samples, intervalMs);
 
-    const QList<QPointF> cpu = points(samples, [](const SandboxSample& s) {
-        return isHalted(s.state) ? std::optional<double>(0) : s.cpuPercent;
-    });
+    const QList<QPointF> cpu = points(samples, cpuOf);
     const QList<QPointF> memory =
         points(samples, [](const SandboxSample& s) { return s.memoryUsedMiB; });
     double memoryTotal = 0;
@@ -207,12 +269,12 @@ void GraphPane::refreshSandboxCharts()
 
 void GraphPane::refreshHostChart()
 {
-    const QStringList uuids = m_sampler->sandboxes();
     const QList<HostSample> host = m_sampler->hostHistory();
-    if (m_host->lines().size() != uuids.size() + 1) {
+    const QList<HostChartLine> sandboxLines = hostChartLines(*m_sampler);
+    if (m_host->lines().size() != sandboxLines.size() + 1) {
         m_host->clearLines();
         m_host->addLine(tr("host"), kHost, true);
-        for (int i = 0; i < uuids.size(); ++i)
+        for (int i = 0; i < sandboxLines.size(); ++i)
             m_host->addLine(QString(), lineColor(i));
     }
     QList<QPointF> hostCpu;
@@ -220,21 +282,17 @@ void GraphPane::refreshHostChart()
         if (h.cpuPercent)
             hostCpu.append(QPointF(qreal(h.timeMs), *h.cpuPercent));
     m_host->lines().at(0)->replace(hostCpu);
-    for (int i = 0; i < uuids.size(); ++i) {
-        const QList<SandboxSample> samples = m_sampler->history(uuids[i]);
+    for (int i = 0; i < sandboxLines.size(); ++i) {
         QLineSeries* line = m_host->lines().at(i + 1);
-        line->setName(samples.isEmpty() ? uuids[i] : samples.constLast().name);
-        line->replace(points(samples, [](const SandboxSample& s) {
-            return isHalted(s.state) ? std::optional<double>(0) : s.cpuPercent;
-        }));
+        line->setName(sandboxLines[i].name);
+        line->replace(sandboxLines[i].points);
     }
     const qint64 intervalMs = m_sampler->interval().count();
     const qint64 to = host.isEmpty() ? kMinWindowMs : host.constLast().timeMs + intervalMs;
     const qint64 from = std::min(host.isEmpty() ? 0 : host.constFirst().timeMs, to - kMinWindowMs);
     m_host->setTimeRange(from, to);
     if (!host.isEmpty() && host.constLast().memoryUsedMiB && host.constLast().memoryTotalMiB)
-        m_host->chart()->setTitle(tr("Host: CPU of each sandbox (of its vCPUs) and of the host; "
-                                     "memory %1 of %2 MiB used")
+        m_host->chart()->setTitle(tr("Host CPU; memory %1 of %2 MiB used")
                                       .arg(qRound(*host.constLast().memoryUsedMiB))
                                       .arg(qRound(*host.constLast().memoryTotalMiB)));
 }

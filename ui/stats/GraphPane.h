@@ -16,9 +16,10 @@ class StatsSampler;
 /// pane neither starts nor stops it). A picker selects one sandbox; four charts show its CPU
 /// (% of its vCPUs), memory used (MiB, axis up to the guest's RAM), disk read/write and network
 /// rx/tx (B/s, KiB/s or MiB/s, whichever fits), each over the sampler's history with paused,
-/// hibernated and stopped spans shaded. Below, the host overview: one CPU line per sandbox and
-/// the host's own CPU (dashed), titled with the host's memory use. Sampling failures show in a
-/// line under the charts.
+/// hibernated and stopped spans shaded. Beside them, the host overview: the host's own CPU
+/// (dashed) and the CPU of the five busiest sandboxes (each of its vCPUs), the rest together as
+/// one line of the highest of them, titled with the host's memory use. Sampling failures show
+/// in a line under the charts.
 class GraphPane : public QWidget
 {
     Q_OBJECT

@@ -3,6 +3,7 @@
 #include <QCursor>
 #include <QDateTime>
 #include <QDateTimeAxis>
+#include <QLabel>
 #include <QLineSeries>
 #include <QToolTip>
 #include <QValueAxis>
@@ -11,23 +12,58 @@
 namespace sbw {
 namespace {
 
+constexpr qreal kLabelPadding = 3;
+
 QChart* titledChart(const QString& title)
 {
     auto* chart = new QChart;
     chart->setTitle(title);
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->legend()->hide(); // the label under the view is the legend
     return chart;
+}
+
+/// A line's swatch in the legend: two box-drawing strokes, dashed for a dashed line.
+QString legendSwatch(const QLineSeries* line)
+{
+    return line->pen().style() == Qt::SolidLine ? QStringLiteral("\u2501\u2501")
+                                                : QStringLiteral("\u254d\u254d");
+}
+
+/// One legend entry as rich text: the swatch in the line's colour, then its name.
+QString legendEntry(const QLineSeries* line)
+{
+    return QStringLiteral("<span style=\"color:%1\">%2</span>&nbsp;%3")
+        .arg(line->pen().color().name(), legendSwatch(line), line->name().toHtmlEscaped());
+}
+
+/// `spans` in time order, touching or overlapping spans with one label merged.
+QList<GraphPaneChart::Span> mergedSpans(QList<GraphPaneChart::Span> spans)
+{
+    std::stable_sort(spans.begin(), spans.end(),
+                     [](const auto& a, const auto& b) { return a.fromMs < b.fromMs; });
+    QList<GraphPaneChart::Span> merged;
+    for (const GraphPaneChart::Span& span : spans) {
+        if (!merged.isEmpty() && merged.constLast().label == span.label &&
+            span.fromMs <= merged.constLast().toMs)
+            merged.last().toMs = std::max(merged.constLast().toMs, span.toMs);
+        else
+            merged.append(span);
+    }
+    return merged;
 }
 
 } // namespace
 
 // The chart goes to QChartView's constructor: setChart() would only release the view's own
 // default chart, never delete it (LeakSanitizer found about 1 MB of them in tst_mainwindow).
-GraphPaneChart::GraphPaneChart(const QString& title, const QString& quantity, const QString& unit,
-                               QWidget* parent)
-    : QChartView(titledChart(title), parent), m_quantity(quantity), m_timeAxis(new QDateTimeAxis),
-      m_valueAxis(new QValueAxis)
+GraphPaneChart::GraphPaneChart(const QString& title, const QString& unit, QWidget* parent)
+    : QChartView(titledChart(title), parent), m_timeAxis(new QDateTimeAxis),
+      m_valueAxis(new QValueAxis), m_legend(new QLabel(this))
 {
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setWordWrap(true);
+    m_legend->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+    m_legend->setAutoFillBackground(true);
     m_timeAxis->setFormat(QStringLiteral("hh:mm:ss"));
     m_timeAxis->setTickCount(5);
     m_valueAxis->setMin(0);
@@ -60,8 +96,9 @@ QLineSeries* GraphPaneChart::addLine(const QString& name, const QColor& color, b
         else
             QToolTip::hideText();
     });
+    connect(line, &QLineSeries::nameChanged, this, &GraphPaneChart::placeLegend);
     m_lines.append(line);
-    chart()->legend()->setVisible(m_lines.size() > 1); // one line: the title names it
+    placeLegend();
     return line;
 }
 
@@ -69,12 +106,68 @@ void GraphPaneChart::clearLines()
 {
     chart()->removeAllSeries();
     m_lines.clear();
+    placeLegend();
+}
+
+QStringList GraphPaneChart::legendNames() const
+{
+    QStringList names;
+    for (const QLineSeries* line : m_lines)
+        names.append(line->name());
+    return names;
+}
+
+void GraphPaneChart::setMinimumChartHeight(int height)
+{
+    m_minimumChartHeight = height;
+    placeLegend();
+}
+
+// The legend's rows are laid out here, whole entries to a row: QLabel would also break a name
+// at its hyphens. It sits in a bottom viewport margin as tall as its rows, and the chart grows
+// by as much, so the plot keeps its room.
+void GraphPaneChart::placeLegend()
+{
+    const QFontMetrics metrics(m_legend->font());
+    const int room = width() - 2 * metrics.averageCharWidth();
+    const int gapWidth = metrics.horizontalAdvance(QStringLiteral("   "));
+    QStringList rows;
+    QString row;
+    int used = 0;
+    for (const QLineSeries* line : m_lines) {
+        const int entryWidth =
+            metrics.horizontalAdvance(legendSwatch(line) + QLatin1Char(' ') + line->name());
+        if (!row.isEmpty() && used + gapWidth + entryWidth > room) {
+            rows.append(row);
+            row.clear();
+            used = 0;
+        }
+        if (!row.isEmpty()) {
+            row += QStringLiteral("&nbsp;&nbsp;&nbsp;");
+            used += gapWidth;
+        }
+        row += legendEntry(line);
+        used += entryWidth;
+    }
+    rows.append(row);
+    m_legend->setText(rows.join(QStringLiteral("<br>")));
+    const int height = m_lines.isEmpty() ? 0 : m_legend->heightForWidth(width());
+    setMinimumHeight(m_minimumChartHeight + height);
+    setViewportMargins(0, 0, 0, height);
+    m_legend->setGeometry(0, this->height() - height, width(), height);
+    m_legend->setVisible(height > 0);
+}
+
+void GraphPaneChart::resizeEvent(QResizeEvent* event)
+{
+    placeLegend();
+    QChartView::resizeEvent(event);
 }
 
 void GraphPaneChart::setUnit(const QString& unit)
 {
     m_unit = unit;
-    m_valueAxis->setTitleText(m_quantity + QStringLiteral(", ") + unit);
+    m_valueAxis->setTitleText(unit);
 }
 
 void GraphPaneChart::setTimeRange(qint64 fromMs, qint64 toMs)
@@ -91,10 +184,46 @@ void GraphPaneChart::setValueMax(double max)
                                                         : QStringLiteral("%.0f"));
 }
 
-void GraphPaneChart::setSpans(const QList<Span>& spans)
+void GraphPaneChart::setSpans(QList<Span> spans)
 {
-    m_spans = spans;
+    m_spans = mergedSpans(std::move(spans));
     viewport()->update();
+}
+
+QList<GraphPaneChart::SpanLabel> GraphPaneChart::spanLabels() const
+{
+    QList<SpanLabel> labels;
+    if (m_lines.isEmpty())
+        return labels;
+    const QFontMetricsF metrics(font());
+    const QRectF plot = mapFromScene(chart()->plotArea()).boundingRect();
+    // Every line of the plot may hold labels but the lowest, where the lines near 0 run.
+    const int rows = std::max(1, int(plot.height() / metrics.height()) - 1);
+    QList<qreal> rowEnds; // right edge of the last label on each row
+    for (const Span& span : m_spans) {
+        const qreal left =
+            mapFromScene(chart()->mapToPosition(QPointF(span.fromMs, 0), m_lines.constFirst())).x();
+        const qreal right =
+            mapFromScene(chart()->mapToPosition(QPointF(span.toMs, 0), m_lines.constFirst())).x();
+        if (right < plot.left() || left > plot.right())
+            continue;
+        // A label starts at its span and may run past a narrow one, but stays in the plot.
+        const qreal width = metrics.horizontalAdvance(span.label);
+        const qreal x = std::max(plot.left() + kLabelPadding,
+                                 std::min(std::max(left, plot.left()) + kLabelPadding,
+                                          plot.right() - width - kLabelPadding));
+        qsizetype row = 0;
+        while (row < rowEnds.size() && rowEnds[row] + 2 * kLabelPadding > x)
+            ++row;
+        if (row == rows)
+            continue; // no free line: the band stays shaded, unlabelled
+        if (row == rowEnds.size())
+            rowEnds.append(0);
+        rowEnds[row] = x + width;
+        labels.append({QRectF(x, plot.top() + 2 + row * metrics.height(), width, metrics.height()),
+                       span.label});
+    }
+    return labels;
 }
 
 QString GraphPaneChart::tooltipText(const QLineSeries* line, qreal xMs) const
@@ -127,14 +256,15 @@ void GraphPaneChart::drawForeground(QPainter* painter, const QRectF& rect)
         const QRectF shade(
             QPointF(std::max(left, plot.left()), plot.top()),
             QPointF(std::min(std::max(right, left + 2), plot.right()), plot.bottom()));
-        if (shade.width() <= 0)
-            continue;
-        painter->fillRect(shade, QColor(120, 120, 120, 70));
-        // The label starts at the span and may run past a narrow one, but stays in the plot.
-        const qreal width = painter->fontMetrics().horizontalAdvance(span.label);
-        const qreal x = std::min(shade.left() + 3, plot.right() - width - 3);
-        painter->setPen(QColor(70, 70, 70));
-        painter->drawText(QPointF(x, plot.top() + painter->fontMetrics().ascent() + 2), span.label);
+        if (shade.width() > 0)
+            painter->fillRect(shade, QColor(120, 120, 120, 70));
+    }
+    painter->setFont(font());
+    painter->setPen(QColor(70, 70, 70));
+    const QFontMetricsF metrics(font());
+    for (const SpanLabel& label : spanLabels()) {
+        const QRectF inScene = mapToScene(label.rect.toAlignedRect()).boundingRect();
+        painter->drawText(QPointF(inScene.left(), inScene.top() + metrics.ascent()), label.text);
     }
     painter->restore();
 }

@@ -1,6 +1,7 @@
 #include "terminal/SerialConsoleView.h"
 
 #include "base/VisibleText.h"
+#include "hypervisor/ConnectionUri.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "terminal/TerminalWidget.h"
 
@@ -48,8 +49,8 @@ QString domainUuid(virConnectPtr conn, const QString& name)
 SerialConsoleView::SerialConsoleView(HypervisorConnection& connection, QString domainName,
                                      QWidget* parent)
     : QWidget(parent), m_connection(connection), m_domainName(std::move(domainName)),
-      m_stream(new ConsoleStream(this)), m_terminal(new TerminalWidget(this)),
-      m_status(new QLabel(this))
+      m_stream(new ConsoleStream(this)), m_log(new ConsoleLog(this)),
+      m_terminal(new TerminalWidget(this)), m_status(new QLabel(this))
 {
     m_status->setTextFormat(Qt::PlainText);
     auto* layout = new QVBoxLayout(this);
@@ -60,7 +61,12 @@ SerialConsoleView::SerialConsoleView(HypervisorConnection& connection, QString d
 
     connect(m_terminal, &TerminalWidget::inputReady, this,
             [this](const QByteArray& bytes) { m_stream->write(bytes); });
-    connect(m_stream, &ConsoleStream::received, this,
+    // The log holds what the stream delivers too: only one of them feeds the terminal.
+    connect(m_stream, &ConsoleStream::received, this, [this](const QByteArray& bytes) {
+        if (!m_log->isOpen())
+            m_terminal->feed(bytes);
+    });
+    connect(m_log, &ConsoleLog::received, this,
             [this](const QByteArray& bytes) { m_terminal->feed(bytes); });
     connect(m_stream, &ConsoleStream::ended, this, &SerialConsoleView::onEnded);
     connect(&m_connection, &HypervisorConnection::domainLifecycle, this,
@@ -85,11 +91,34 @@ void SerialConsoleView::reopen()
     if (m_domainUuid.isEmpty())
         m_domainUuid = domainUuid(m_connection.handle(), m_domainName);
     const Expected<void> opened = m_stream->open(m_connection.handle(), m_domainName);
-    if (opened)
-        setStatus(QStringLiteral("console attached to %1").arg(makeVisible(m_domainName)));
-    else
+    if (!opened) {
         setStatus(
             QStringLiteral("console not attached: %1").arg(makeVisible(opened.error().message)));
+        return;
+    }
+    const QString attached =
+        QStringLiteral("console attached to %1").arg(makeVisible(m_domainName));
+    if (const QString missing = followLog(); !missing.isEmpty())
+        setStatus(attached + QStringLiteral("; output from before it is not shown: ") +
+                  makeVisible(missing));
+    else
+        setStatus(attached);
+}
+
+QString SerialConsoleView::followLog()
+{
+    if (m_log->isOpen())
+        return {}; // still the log of this start of the domain
+    if (!isLocalUri(m_connection.uri()))
+        return QStringLiteral("the console log is on the host libvirt runs on");
+    const Expected<QString> path = ConsoleLog::pathOf(m_connection.handle(), m_domainName);
+    if (!path)
+        return path.error().message;
+    if (path->isEmpty())
+        return QStringLiteral("the domain keeps no console log");
+    if (const Expected<void> opened = m_log->open(path.value()); !opened)
+        return opened.error().message;
+    return {};
 }
 
 void SerialConsoleView::onLifecycle(const QString& uuid, int event, int detail)
@@ -101,6 +130,8 @@ void SerialConsoleView::onLifecycle(const QString& uuid, int event, int detail)
     } else if (event == VIR_DOMAIN_EVENT_STOPPED || event == VIR_DOMAIN_EVENT_CRASHED) {
         // The stream ends by itself (onEnded()); the guest's last bytes may still be on their way.
         m_stopReason = stopReason(event, detail);
+        // The next start of the domain begins a new log; this one is read to its end.
+        m_log->close();
         setStatus(QStringLiteral("console closed: %1").arg(m_stopReason));
     }
 }

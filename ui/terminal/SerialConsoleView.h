@@ -1,5 +1,6 @@
 #pragma once
 
+#include "hypervisor/ConsoleLog.h"
 #include "hypervisor/ConsoleStream.h"
 
 #include <QString>
@@ -15,6 +16,11 @@ class TerminalWidget;
 /// The serial console of one domain: a TerminalWidget on a ConsoleStream, with a status line
 /// under it. It shows the boot log and the guest's console shell, before SSH is up; what the
 /// user types goes to the console.
+///
+/// What the guest wrote comes from the domain's console log (ConsoleLog) when it has one and
+/// the connection is local: everything since the domain's QEMU started, however late the view
+/// opens, the window's own restarts included. Otherwise it comes from the stream, from the
+/// moment the view attached, and the status line says why the earlier output is missing.
 ///
 /// When the stream ends the status line says why ("console closed: guest powered off",
 /// "… guest destroyed", "… guest crashed", or the stream's own reason); the view reattaches
@@ -37,8 +43,9 @@ public:
     /// The console stream (a child object; its ended() tells when the guest side went away).
     ConsoleStream* stream() const { return m_stream; }
     bool isAttached() const { return m_stream->isOpen(); }
-    /// The status line's text: "console attached to NAME", "console closed: REASON",
-    /// "console not attached: ERROR".
+    /// The status line's text: "console attached to NAME", "console attached to NAME; output
+    /// from before it is not shown: REASON", "console closed: REASON", "console not attached:
+    /// ERROR".
     QString statusText() const;
 
 Q_SIGNALS:
@@ -48,10 +55,13 @@ private:
     void onLifecycle(const QString& uuid, int event, int detail);
     void onEnded(const QString& reason);
     void setStatus(const QString& text);
+    /// Follows the domain's console log; returns why it cannot, or an empty string.
+    QString followLog();
 
     HypervisorConnection& m_connection;
     const QString m_domainName;
     ConsoleStream* m_stream;
+    ConsoleLog* m_log; ///< open while the guest's output comes from it rather than the stream
     TerminalWidget* m_terminal;
     QLabel* m_status;
     QString m_domainUuid; ///< for matching lifecycle events; looked up by reopen()

@@ -64,6 +64,8 @@ public:
     SandboxPageStack* files() const { return m_files; }
     SandboxPageStack* consoles() const { return m_consoles; }
     GraphPane* graphPane() const { return m_graphPane; }
+    /// Samples the host and every sandbox for the Resources pane, every second.
+    StatsSampler* sampler() const { return m_sampler; }
     /// The command log (dataDir()/command-log.sqlite); null when it cannot be opened.
     std::shared_ptr<CommandLog> commandLog() const { return m_commandLog; }
     /// The gate agents' actions pass: the policy of Policy::defaultPath() (agents are asked for

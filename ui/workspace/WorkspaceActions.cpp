@@ -3,13 +3,13 @@
 #include "base/Async.h"
 #include "image/ImageBuildDialog.h"
 #include "log/LoggedAction.h"
+#include "workspace/CheckpointDialog.h"
 #include "workspace/NewWorkspaceDialog.h"
 #include "workspace/Workspace.h"
 #include "workspace/WorkspaceManager.h"
 
 #include <QAction>
 #include <QIcon>
-#include <QInputDialog>
 #include <QMessageBox>
 #include <QPointer>
 
@@ -221,25 +221,27 @@ void WorkspaceActions::create(const QString& name, const WorkspaceSettings& sett
 
 void WorkspaceActions::takeCheckpoint()
 {
-    bool ok = false;
-    const QString name = QInputDialog::getText(
-        m_dialogParent, tr("New Checkpoint"),
-        tr("Checkpoint name (letters, digits, '.', '_' and '-'):"), QLineEdit::Normal,
-        QDateTime::currentDateTimeUtc().toString(QStringLiteral("'cp-'yyyyMMdd-HHmmss")), &ok);
-    if (!ok || name.isEmpty())
-        return;
-    const QString note = QInputDialog::getMultiLineText(
-        m_dialogParent, tr("New Checkpoint"), tr("Note (what this state is):"), QString(), &ok);
-    if (!ok)
-        return;
-    run(tr("Checkpoint"), ActionKind::Checkpoint, note.isEmpty() ? name : name + QStringLiteral(": ") + note,
-        [name, note](Workspace& w) -> Expected<void> {
-            auto taken = w.checkpoint(name, note);
-            if (!taken)
-                return taken.error();
-            return {};
-        },
-        true);
+    // Window-modal and not exec(): the window keeps painting, and the workspace cannot be
+    // switched while the dialog is open.
+    auto* dialog = new CheckpointDialog(m_current, m_dialogParent);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, workspace = m_current] {
+        if (workspace != m_current)
+            return;
+        const QString name = dialog->name();
+        const QString note = dialog->note();
+        run(
+            tr("Checkpoint"), ActionKind::Checkpoint,
+            note.isEmpty() ? name : name + QStringLiteral(": ") + note,
+            [name, note](Workspace& w) -> Expected<void> {
+                auto taken = w.checkpoint(name, note);
+                if (!taken)
+                    return taken.error();
+                return {};
+            },
+            true);
+    });
+    dialog->open();
 }
 
 void WorkspaceActions::revertTo(const QString& checkpoint)
