@@ -75,6 +75,7 @@ private Q_SLOTS:
     void filesTabListsTheWorkspaceFolder();
     void consoleTabIsAttached();
     void stopFromTheWindowSaysHowItWent();
+    void filesTabSaysTheWorkspaceIsStopped();
 
 private:
     /// Runs `command` through the pane's command line; returns the outcome.
@@ -131,8 +132,9 @@ void TestWorkspacePane::sessionListShowsWorkspaceAndState()
 {
     const auto* model = static_cast<SessionListModel*>(m_window->sessionList()->view()->model());
     QTRY_VERIFY_WITH_TIMEOUT(model->rowOf(m_name) > 0, 10000);
-    QCOMPARE(model->index(SessionListModel::kRunRow, SessionListModel::NameColumn).data().toString(),
-             QStringLiteral("Ephemeral run"));
+    QCOMPARE(
+        model->index(SessionListModel::kRunRow, SessionListModel::NameColumn).data().toString(),
+        QStringLiteral("Ephemeral run"));
     m_window->sessionList()->select(m_name);
     QCOMPARE(m_window->workspacePane()->workspace(), m_name);
     QCOMPARE(m_window->workspacePane()->output()->placeholderText(),
@@ -162,7 +164,8 @@ WorkspaceCommandOutcome TestWorkspacePane::runTyped(const QString& command)
 void TestWorkspacePane::commandRunsWithOutputAndExitStatus()
 {
     m_window->sessionList()->select(m_name);
-    const auto outcome = runTyped(QStringLiteral("pwd; echo hello-$((6*7)); echo oops >&2; exit 3"));
+    const auto outcome =
+        runTyped(QStringLiteral("pwd; echo hello-$((6*7)); echo oops >&2; exit 3"));
     QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
     QCOMPARE(outcome.status.exitStatus, std::optional<int>(3));
     const QString shown = m_window->workspacePane()->output()->shownText();
@@ -207,7 +210,8 @@ void TestWorkspacePane::commandLimitIsNamedInPaneAndLog()
     const QString note = QStringLiteral("the timeout of 2 s ran out; the command was killed");
     QCOMPARE(outcome.limit, std::optional<RunLimit>(RunLimit::Timeout));
     const QString shown = pane->output()->shownText();
-    QVERIFY2(shown.contains(note + QStringLiteral(" · timed out and killed · ")), qPrintable(shown));
+    QVERIFY2(shown.contains(note + QStringLiteral(" · timed out and killed · ")),
+             qPrintable(shown));
     LogFilter filter;
     filter.sandbox = m_name;
     const auto rows = m_window->commandLog()->rows(filter, 1);
@@ -272,7 +276,8 @@ void TestWorkspacePane::newWorkspaceDialogSettingsReachTheDomain()
     QCOMPARE(settings.diskGiB, 5);
     QCOMPARE(settings.cpuSharePercent, 150);
     QCOMPARE(settings.network, WorkspaceNetwork::Nat);
-    virDomainPtr domain = virDomainLookupByName(m_connection->handle(), qPrintable(workspaceDomainName(name)));
+    virDomainPtr domain =
+        virDomainLookupByName(m_connection->handle(), qPrintable(workspaceDomainName(name)));
     QVERIFY(domain);
     char* xmlText = virDomainGetXMLDesc(domain, VIR_DOMAIN_XML_INACTIVE);
     const QString xml = QString::fromUtf8(xmlText);
@@ -300,7 +305,8 @@ void TestWorkspacePane::pauseAndResumeFromActions()
     QVERIFY(!actions->pauseAction()->isEnabled());
     QVERIFY(m_window->workspacePane()->commandLine()->isEnabled());
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
-        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-paused.png"));
+        m_window->grab().save(QString::fromLocal8Bit(dir) +
+                              QStringLiteral("/workspace-paused.png"));
 
     actions->resumeAction()->trigger();
     waitForState(WorkspaceState::Running, 60000);
@@ -308,7 +314,8 @@ void TestWorkspacePane::pauseAndResumeFromActions()
     const qint64 hostSeconds = QDateTime::currentSecsSinceEpoch();
     const auto outcome = runTyped(QStringLiteral("date +%s"));
     QCOMPARE(outcome.status.exitStatus, std::optional<int>(0));
-    const QStringList lines = m_window->workspacePane()->output()->shownText().split(QLatin1Char('\n'));
+    const QStringList lines =
+        m_window->workspacePane()->output()->shownText().split(QLatin1Char('\n'));
     bool ok = false;
     const qint64 guestSeconds = lines.value(1).trimmed().toLongLong(&ok);
     QVERIFY2(ok, qPrintable(lines.join(QLatin1Char('|'))));
@@ -320,7 +327,8 @@ void TestWorkspacePane::checkpointAppearsInTimeline()
 {
     auto workspace = m_window->workspaceManager()->workspace(m_name);
     QVERIFY(workspace);
-    auto taken = workspace->checkpoint(QStringLiteral("before-change"), QStringLiteral("note.txt says kept"));
+    auto taken = workspace->checkpoint(QStringLiteral("before-change"),
+                                       QStringLiteral("note.txt says kept"));
     QVERIFY2(taken.ok(), qPrintable(taken.ok() ? QString() : taken.error().message));
     WorkspacePane* pane = m_window->workspacePane();
     pane->reloadCheckpoints();
@@ -342,22 +350,26 @@ void TestWorkspacePane::terminalTabRunsAShellAndRecordsIt()
     TerminalTab* tab = tabs->tab(0);
     QTest::keyClicks(tab->terminal(), QStringLiteral("echo term-$((6*7)) $TERM"));
     QTest::keyClick(tab->terminal(), Qt::Key_Return);
-    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("term-42 xterm-256color")),
-                             30000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        tab->terminal()->screenText().contains(QStringLiteral("term-42 xterm-256color")), 30000);
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
-        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-terminal.png"));
+        m_window->grab().save(QString::fromLocal8Bit(dir) +
+                              QStringLiteral("/workspace-terminal.png"));
     // A full-screen program: top draws on the alternate screen; q brings the shell back.
     QTest::keyClicks(tab->terminal(), QStringLiteral("top -d 1"));
     QTest::keyClick(tab->terminal(), Qt::Key_Return);
-    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("load average")), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("load average")),
+                             30000);
     QVERIFY(!tab->terminal()->screenText().contains(QStringLiteral("term-42")));
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
         m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-top.png"));
     QTest::keyClicks(tab->terminal(), QStringLiteral("q"));
-    QTRY_VERIFY_WITH_TIMEOUT(!tab->terminal()->screenText().contains(QStringLiteral("load average")), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !tab->terminal()->screenText().contains(QStringLiteral("load average")), 30000);
     QTest::keyClicks(tab->terminal(), QStringLiteral("echo back-$((1+1))"));
     QTest::keyClick(tab->terminal(), Qt::Key_Return);
-    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("\nback-2")), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("\nback-2")),
+                             30000);
 
     QFile recording(tab->recordingPath());
     QVERIFY2(recording.open(QIODevice::ReadOnly), qPrintable(tab->recordingPath()));
@@ -369,7 +381,8 @@ void TestWorkspacePane::terminalTabRunsAShellAndRecordsIt()
     // Workspace menu (Ctrl+Shift+T).
     auto* tabWidget = tabs->findChild<QTabWidget*>();
     QVERIFY(tabWidget);
-    auto* close = qobject_cast<QAbstractButton*>(tabWidget->tabBar()->tabButton(0, QTabBar::RightSide));
+    auto* close =
+        qobject_cast<QAbstractButton*>(tabWidget->tabBar()->tabButton(0, QTabBar::RightSide));
     QVERIFY(close);
     close->click();
     QCOMPARE(tabs->count(), 0);
@@ -395,7 +408,8 @@ void TestWorkspacePane::filesTabListsTheWorkspaceFolder()
     QVERIFY(page);
     QTRY_VERIFY_WITH_TIMEOUT(page->tree(), 60000);
     FileTreeModel* model = page->tree()->model();
-    QTRY_VERIFY_WITH_TIMEOUT(model->indexForPath(QByteArrayLiteral("/root/note.txt")).isValid(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(model->indexForPath(QByteArrayLiteral("/root/note.txt")).isValid(),
+                             30000);
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
         m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-files.png"));
 }
@@ -406,6 +420,20 @@ void TestWorkspacePane::consoleTabIsAttached()
     auto* console = qobject_cast<SerialConsoleView*>(m_window->consoles()->page(m_name));
     QVERIFY(console);
     QVERIFY2(console->isAttached(), qPrintable(console->statusText()));
+}
+
+void TestWorkspacePane::filesTabSaysTheWorkspaceIsStopped()
+{
+    // The tree listed while the workspace ran is gone: nothing stale stays on show.
+    auto* page = qobject_cast<WorkspaceFilesPage*>(m_window->files()->page(m_name));
+    QVERIFY(page);
+    QVERIFY(!page->tree());
+    QCOMPARE(page->statusText(),
+             QStringLiteral("The workspace is stopped; its files show here while it runs."));
+    m_window->workspaceTabs()->setCurrentWidget(m_window->files());
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) +
+                              QStringLiteral("/workspace-files-stopped.png"));
 }
 
 void TestWorkspacePane::stopFromTheWindowSaysHowItWent()
