@@ -482,6 +482,9 @@ private Q_SLOTS:
             QCOMPARE(box->text(),
                      QStringLiteral("%1 already has a.txt. Replace it with the sandbox's copy?")
                          .arg(folder));
+            if (button == QMessageBox::No)
+                QVERIFY(box->grab().save(
+                    QStringLiteral(SBW_SCREENSHOT_DIR "/filetree-replace-question.png")));
             box->button(button)->click();
         };
 
