@@ -62,7 +62,8 @@ enum class Outcome
 {
     Running,
     Succeeded,   ///< exit status 0, or a lifecycle action that worked
-    Failed,      ///< exit status ≠ 0 or a signal; a stop that forced the guest off
+    Failed,      ///< exit status ≠ 0 or a signal; a stop that forced the guest off; a
+                 ///< download that left entries out
     TimedOut,
     Cancelled,
     Denied,      ///< refused by policy or by a person; never ran

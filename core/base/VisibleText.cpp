@@ -1,6 +1,57 @@
 #include "base/VisibleText.h"
 
 namespace sbw {
+namespace {
+
+/// "<U+202E>": a code point by number.
+QString codePointForm(char32_t c)
+{
+    const QString hex = QString::number(uint(c), 16).toUpper();
+    return QStringLiteral("<U+%1>").arg(hex, 4, QLatin1Char('0'));
+}
+
+QString byteForm(uchar byte)
+{
+    return QStringLiteral("\\x%1").arg(uint(byte), 2, 16, QLatin1Char('0'));
+}
+
+/// The code point of the well-formed UTF-8 sequence that starts `bytes` (not empty) and its
+/// length in bytes; length 0 when none starts there (an invalid, overlong, surrogate or
+/// truncated sequence).
+std::pair<char32_t, int> decodeUtf8(QByteArrayView bytes)
+{
+    const auto byte = [&](qsizetype i) { return uchar(bytes[i]); };
+    const uchar lead = byte(0);
+    if (lead < 0x80)
+        return {lead, 1};
+    int length = 0;
+    uchar low = 0x80;
+    uchar high = 0xbf;
+    if (lead >= 0xc2 && lead <= 0xdf) {
+        length = 2;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+        length = 3;
+        low = lead == 0xe0 ? 0xa0 : 0x80;  // no overlong forms
+        high = lead == 0xed ? 0x9f : 0xbf; // no surrogates
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+        length = 4;
+        low = lead == 0xf0 ? 0x90 : 0x80;
+        high = lead == 0xf4 ? 0x8f : 0xbf; // nothing above U+10FFFF
+    } else {
+        return {0, 0};
+    }
+    if (bytes.size() < length || byte(1) < low || byte(1) > high)
+        return {0, 0};
+    char32_t c = lead & (0xff >> (length + 1));
+    for (int i = 1; i < length; ++i) {
+        if ((byte(i) & 0xc0) != 0x80)
+            return {0, 0};
+        c = (c << 6) | (byte(i) & 0x3f);
+    }
+    return {c, length};
+}
+
+} // namespace
 
 bool isHiddenCharacter(char32_t c)
 {
@@ -36,9 +87,8 @@ QString visibleForm(char32_t c)
     if (c == U'\r')
         return QStringLiteral("\\r");
     if (c < 0xa0)
-        return QStringLiteral("\\x%1").arg(uint(c), 2, 16, QLatin1Char('0'));
-    const QString hex = QString::number(uint(c), 16).toUpper();
-    return QStringLiteral("<U+%1>").arg(hex, 4, QLatin1Char('0'));
+        return byteForm(uchar(c));
+    return codePointForm(c);
 }
 
 QString makeVisible(QStringView text)
@@ -75,6 +125,34 @@ QString oneLineVisible(QStringView text, qsizetype maxChars)
     else if (extraLines > 1)
         line += QStringLiteral(" (+%1 lines)").arg(extraLines);
     return line;
+}
+
+QString visibleName(QByteArrayView name)
+{
+    QString out;
+    out.reserve(name.size());
+    for (qsizetype i = 0; i < name.size();) {
+        const auto [c, length] = decodeUtf8(name.sliced(i));
+        if (length == 0) {
+            out += byteForm(uchar(name[i]));
+            ++i;
+            continue;
+        }
+        i += length;
+        if (c == U'\\')
+            out += QLatin1String("\\\\");
+        else if (c == U'\n')
+            out += QLatin1String("\\n");
+        else if (c == U'\t')
+            out += QLatin1String("\\t");
+        else if (c == U'<' && name.sliced(i).startsWith("U+"))
+            out += byteForm('<'); // "<U+" only ever starts a code point's form
+        else if (isHiddenCharacter(c))
+            out += c < 0x80 ? visibleForm(c) : codePointForm(c); // "\x85" is the byte 0x85
+        else
+            out += QChar::fromUcs4(c);
+    }
+    return out;
 }
 
 } // namespace sbw

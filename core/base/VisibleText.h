@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QByteArrayView>
 #include <QString>
 #include <QStringView>
 
@@ -31,5 +32,14 @@ QString makeVisible(QStringView text);
 /// With `maxChars` > 0 a longer text is cut to that many characters ending in "…", the marker
 /// kept: "ls⏎rm -rf /ro… (+1 line)".
 QString oneLineVisible(QStringView text, qsizetype maxChars = 0);
+
+/// A name or path of raw bytes (a guest's file name: any byte but NUL) as one line of text
+/// from which the bytes can be read back, so two different names never look the same. UTF-8
+/// is decoded; a byte that is not part of well-formed UTF-8 is written "\xff"; a backslash
+/// is written twice ("\\"); newline, tab and CR are "\n", "\t", "\r"; other control bytes
+/// "\x1b"; other hidden characters (C1 controls included) "<U+202E>", and a '<' that would
+/// start such a form is written "\x3c". Also the host name of a downloaded guest file: valid
+/// UTF-8, without '/', and the guest's name itself for every plain name.
+QString visibleName(QByteArrayView name);
 
 } // namespace sbw

@@ -1,5 +1,6 @@
 #include "guest/SftpClient.h"
 
+#include "base/VisibleText.h"
 #include "guest/SshSessionThread.h"
 
 #include <QDir>
@@ -26,11 +27,11 @@ constexpr int kListBatch = 512;
 
 QString guestPath(const QByteArray& path)
 {
-    return QString::fromUtf8(path);
+    return visibleName(path);
 }
 
-/// "cannot ACTION PATH: REASON" from the SFTP status of the last request.
-Error sftpError(sftp_session sftp, const QString& action, const QByteArray& path)
+/// Why the guest refused the last request, as a phrase.
+QString sftpReason(sftp_session sftp)
 {
     QString reason;
     switch (sftp_get_error(sftp)) {
@@ -55,7 +56,26 @@ Error sftpError(sftp_session sftp, const QString& action, const QByteArray& path
         reason = QString::fromUtf8(ssh_get_error(sftp->session));
         break;
     }
-    return makeError(QStringLiteral("cannot %1 %2: %3").arg(action, guestPath(path), reason));
+    return reason;
+}
+
+/// "cannot ACTION PATH: REASON" from the SFTP status of the last request.
+Error sftpError(sftp_session sftp, const QString& action, const QByteArray& path)
+{
+    return makeError(
+        QStringLiteral("cannot %1 %2: %3").arg(action, guestPath(path), sftpReason(sftp)));
+}
+
+/// The error for a path the guest's kernel would refuse (ENAMETOOLONG), or nothing.
+std::optional<Error> tooLongForTheGuest(const QString& action, const QByteArray& path)
+{
+    if (path.size() <= kMaxPathBytes)
+        return std::nullopt;
+    return makeError(QStringLiteral("cannot %1 %2: its path has %3 bytes, more than the %4 a "
+                                    "Linux guest opens")
+                         .arg(action, guestPath(path))
+                         .arg(path.size())
+                         .arg(kMaxPathBytes));
 }
 
 SftpEntry toEntry(sftp_attributes attributes)
@@ -102,16 +122,17 @@ template <typename F> auto blocking(ssh_session session, F&& body)
 /// One download (SftpClient::download()), a step at a time on the session's thread: the stat
 /// of what was asked, then one folder listed per step, then each file copied with
 /// kReadsPerStep reads in flight per step. step() returns nothing while there is more to do.
+/// What cannot be copied inside a folder is left out and listed (SftpDownload::skipped).
 class Download
 {
 public:
-    Download(QByteArray guestPath, QString hostPath, SftpClient::Progress progress, qint64 maxBytes)
+    Download(QByteArray guestPath, QString hostPath, SftpClient::Progress progress, qint64 maxBytes,
+             bool keepHostFiles)
         : m_guestPath(std::move(guestPath)), m_hostPath(std::move(hostPath)),
-          m_progress(std::move(progress)), m_maxBytes(maxBytes)
-    {
-    }
+          m_progress(std::move(progress)), m_maxBytes(maxBytes), m_keepHostFiles(keepHostFiles)
+    {}
 
-    std::optional<Expected<void>> step(sftp_session sftp)
+    std::optional<Expected<SftpDownload>> step(sftp_session sftp)
     {
         if (!m_started)
             return start(sftp);
@@ -119,14 +140,18 @@ public:
             return walkFolder(sftp);
         if (!m_remote) {
             if (m_files.isEmpty())
-                return Expected<void>{};
+                return m_result;
             if (auto failed = openNextFile(sftp))
                 return failed;
+            if (!m_remote)
+                return std::nullopt; // left out; the next step takes the next file
         }
         return readChunk(sftp);
     }
 
 private:
+    using Skip = SftpSkipped::Reason;
+
     struct File
     {
         QByteArray remote;
@@ -134,10 +159,22 @@ private:
         qint64 size = 0;
     };
 
+    void skip(const QByteArray& path, Skip reason, quint32 mode = 0, const QString& detail = {})
+    {
+        m_result.skipped.append({path, reason, mode, detail});
+    }
+
     /// What was asked: a folder (made on the host, walked next) or a file.
-    std::optional<Expected<void>> start(sftp_session sftp)
+    std::optional<Expected<SftpDownload>> start(sftp_session sftp)
     {
         m_started = true;
+        if (auto tooLong = tooLongForTheGuest(QStringLiteral("download"), m_guestPath))
+            return *tooLong;
+        if (QFile::encodeName(m_hostPath).size() > kMaxPathBytes)
+            return makeError(QStringLiteral("cannot download %1: the host path %2 has more than "
+                                            "%3 bytes")
+                                 .arg(guestPath(m_guestPath), m_hostPath)
+                                 .arg(kMaxPathBytes));
         sftp_attributes attributes = sftp_stat(sftp, m_guestPath.constData());
         if (!attributes)
             return sftpError(sftp, QStringLiteral("download"), m_guestPath);
@@ -152,62 +189,130 @@ private:
             m_total = entry.size;
         } else {
             return makeError(QStringLiteral("cannot download %1: it is neither a file nor a folder")
-                                 .arg(QString::fromUtf8(m_guestPath)));
+                                 .arg(guestPath(m_guestPath)));
         }
         return std::nullopt;
     }
 
-    /// One folder: its subfolders made on the host and queued, its files queued.
-    std::optional<Expected<void>> walkFolder(sftp_session sftp)
+    /// The host path of `name` in `localFolder`, or nothing when the host cannot hold it (the
+    /// entry is then listed as skipped).
+    std::optional<QString> hostPathOf(const QString& localFolder, const QByteArray& name,
+                                      const QByteArray& remote)
+    {
+        const QString hostName = visibleName(name);
+        if (QFile::encodeName(hostName).size() > kMaxNameBytes) {
+            skip(remote, Skip::HostNameTooLong);
+            return std::nullopt;
+        }
+        const QString local = localFolder + QLatin1Char('/') + hostName;
+        if (QFile::encodeName(local).size() > kMaxPathBytes) {
+            skip(remote, Skip::HostPathTooLong);
+            return std::nullopt;
+        }
+        return local;
+    }
+
+    /// One folder: its subfolders made on the host and queued, its files queued, the rest
+    /// listed as skipped. The folder asked for must be listed; a subfolder the guest refuses
+    /// is left out.
+    std::optional<Expected<SftpDownload>> walkFolder(sftp_session sftp)
     {
         const auto [remoteFolder, localFolder] = m_foldersToWalk.takeFirst();
         sftp_dir dir = sftp_opendir(sftp, remoteFolder.constData());
-        if (!dir)
+        if (!dir && remoteFolder == m_guestPath)
             return sftpError(sftp, QStringLiteral("list"), remoteFolder);
+        if (!dir) {
+            skip(remoteFolder, Skip::Unreadable, 0040000,
+                 QStringLiteral("a folder the guest did not list: %1").arg(sftpReason(sftp)));
+            return std::nullopt;
+        }
         while (sftp_attributes attributes = sftp_readdir(sftp, dir)) {
             const SftpEntry entry = toEntry(attributes);
             sftp_attributes_free(attributes);
             if (entry.name == "." || entry.name == "..")
                 continue;
             const QByteArray remote = remoteFolder + '/' + entry.name;
-            const QString local = localFolder + QLatin1Char('/') + QFile::decodeName(entry.name);
+            if (entry.type == SftpEntry::Type::Symlink) {
+                skip(remote, Skip::Symlink, entry.mode);
+                continue;
+            }
+            if (entry.type != SftpEntry::Type::Directory && entry.type != SftpEntry::Type::File) {
+                skip(remote, Skip::Special, entry.mode);
+                continue;
+            }
+            if (remote.size() > kMaxPathBytes) {
+                skip(remote, Skip::GuestPathTooLong, entry.mode);
+                continue;
+            }
+            const std::optional<QString> local = hostPathOf(localFolder, entry.name, remote);
+            if (!local)
+                continue;
             if (entry.type == SftpEntry::Type::Directory) {
-                if (!QDir().mkpath(local))
-                    return makeError(QStringLiteral("cannot create the folder %1").arg(local));
-                m_foldersToWalk.append({remote, local});
-            } else if (entry.type == SftpEntry::Type::File) {
-                m_files.append({remote, local, entry.size});
+                if (!QDir().mkpath(*local)) {
+                    sftp_closedir(dir);
+                    return makeError(QStringLiteral("cannot create the folder %1").arg(*local));
+                }
+                m_foldersToWalk.append({remote, *local});
+            } else {
+                m_files.append({remote, *local, entry.size});
                 m_total += entry.size;
             }
         }
         const bool complete = sftp_dir_eof(dir);
-        const Error error = sftpError(sftp, QStringLiteral("list"), remoteFolder);
+        const QString reason = sftpReason(sftp);
         sftp_closedir(dir);
-        if (!complete)
-            return error;
+        if (const QString note = pathLimitNote(remoteFolder); !note.isEmpty())
+            skip(remoteFolder, Skip::NearPathLimit, 0040000,
+                 QStringLiteral("entries with names longer than %1 bytes in it are not listed by "
+                                "the guest's SFTP server: their paths would pass %2 bytes")
+                     .arg(std::max<qsizetype>(kMaxPathBytes - remoteFolder.size() - 1, 0))
+                     .arg(kMaxPathBytes));
+        if (!complete) // what was listed is queued; the rest of the folder is not known
+            skip(remoteFolder, Skip::Unreadable, 0040000,
+                 QStringLiteral("a folder whose listing broke off: %1").arg(reason));
         return std::nullopt;
     }
 
-    /// Opens the next queued file on both sides; an error, or nothing.
-    std::optional<Expected<void>> openNextFile(sftp_session sftp)
+    /// Opens the next queued file on both sides; an error, or nothing (m_remote stays null
+    /// when the file is left out).
+    std::optional<Expected<SftpDownload>> openNextFile(sftp_session sftp)
     {
         const File file = m_files.takeFirst();
+        const bool asked = file.remote == m_guestPath;
+        if (m_keepHostFiles && QFileInfo::exists(file.local)) {
+            skip(file.remote, Skip::ExistsOnHost);
+            return std::nullopt;
+        }
         m_fileName = file.remote;
         m_fileSize = file.size;
         m_fileDone = 0;
-        if (!(m_remote = sftp_open(sftp, file.remote.constData(), O_RDONLY, 0)))
-            return sftpError(sftp, QStringLiteral("download"), file.remote);
+        if (!(m_remote = sftp_open(sftp, file.remote.constData(), O_RDONLY, 0))) {
+            if (asked)
+                return sftpError(sftp, QStringLiteral("download"), file.remote);
+            skip(file.remote, Skip::Unreadable, 0100000,
+                 QStringLiteral("a file the guest did not open: %1").arg(sftpReason(sftp)));
+            return std::nullopt;
+        }
         m_local.setFileName(file.local);
-        if (!m_local.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        // NewOnly: a host file that appeared since the check above is still not overwritten.
+        const QIODevice::OpenMode mode = m_keepHostFiles
+                                             ? QIODevice::WriteOnly | QIODevice::NewOnly
+                                             : QIODevice::WriteOnly | QIODevice::Truncate;
+        if (!m_local.open(mode)) {
             sftp_close(std::exchange(m_remote, nullptr));
-            return makeError(QStringLiteral("cannot write %1: %2").arg(file.local, m_local.errorString()));
+            if (m_keepHostFiles && QFileInfo::exists(file.local)) {
+                skip(file.remote, Skip::ExistsOnHost);
+                return std::nullopt;
+            }
+            return makeError(
+                QStringLiteral("cannot write %1: %2").arg(file.local, m_local.errorString()));
         }
         return std::nullopt;
     }
 
     /// kReadsPerStep requests in flight, answered in order; the file ends at an empty answer,
     /// or at a short one once the size seen when listing is reached.
-    std::optional<Expected<void>> readChunk(sftp_session sftp)
+    std::optional<Expected<SftpDownload>> readChunk(sftp_session sftp)
     {
         int ids[kReadsPerStep];
         for (int& id : ids) {
@@ -237,7 +342,7 @@ private:
             m_done += got;
             if (m_maxBytes >= 0 && m_done > m_maxBytes && !error)
                 error = makeError(QStringLiteral("cannot download %1: it is larger than %2 bytes")
-                                      .arg(QString::fromUtf8(m_guestPath))
+                                      .arg(guestPath(m_guestPath))
                                       .arg(m_maxBytes));
             if (got < kReadSize && m_fileDone >= m_fileSize)
                 ended = true;
@@ -254,6 +359,10 @@ private:
         }
         if (error)
             return *error;
+        if (ended) {
+            ++m_result.files;
+            m_result.bytes += m_fileDone;
+        }
         return std::nullopt;
     }
 
@@ -261,11 +370,13 @@ private:
     const QString m_hostPath;
     const SftpClient::Progress m_progress;
     const qint64 m_maxBytes;
+    const bool m_keepHostFiles;
     bool m_started = false;
     QList<std::pair<QByteArray, QString>> m_foldersToWalk;
     QList<File> m_files;
     qint64 m_total = 0;
     qint64 m_done = 0;
+    SftpDownload m_result;
     // The file being copied.
     sftp_file m_remote = nullptr;
     QFile m_local;
@@ -417,6 +528,8 @@ SftpClient::listDirectory(const QByteArray& path,
         sftp_dir dir = nullptr;
         QList<SftpEntry> entries;
     };
+    if (auto tooLong = tooLongForTheGuest(QStringLiteral("list"), path))
+        return *tooLong;
     auto state = std::make_shared<State>();
     return run<QList<SftpEntry>>(
         [=](sftp_session sftp) -> std::optional<Expected<QList<SftpEntry>>> {
@@ -544,11 +657,61 @@ Expected<void> SftpClient::upload(const QString& hostPath, const QByteArray& gue
     });
 }
 
-Expected<void> SftpClient::download(const QByteArray& guestPath, const QString& hostPath,
-                                    const Progress& progress, qint64 maxBytes)
+Expected<SftpDownload> SftpClient::download(const QByteArray& guestPath, const QString& hostPath,
+                                            const Progress& progress, qint64 maxBytes,
+                                            HostFiles existing)
 {
-    auto download = std::make_shared<Download>(guestPath, hostPath, progress, maxBytes);
-    return run<void>([download](sftp_session sftp) { return download->step(sftp); });
+    auto download = std::make_shared<Download>(guestPath, hostPath, progress, maxBytes,
+                                               existing == HostFiles::Keep);
+    return run<SftpDownload>([download](sftp_session sftp) { return download->step(sftp); });
+}
+
+QString pathLimitNote(const QByteArray& folder)
+{
+    const qsizetype listable = kMaxPathBytes - folder.size() - (folder.endsWith('/') ? 0 : 1);
+    if (listable >= kMaxNameBytes)
+        return {};
+    return QStringLiteral("%1 is near the guest's path limit: entries with names longer than %2 "
+                          "bytes are not listed (the guest's SFTP server leaves out paths of more "
+                          "than %3 bytes)")
+        .arg(guestPath(folder))
+        .arg(std::max<qsizetype>(listable, 0))
+        .arg(kMaxPathBytes);
+}
+
+QString skippedReasonText(const SftpSkipped& skipped)
+{
+    using Reason = SftpSkipped::Reason;
+    switch (skipped.reason) {
+    case Reason::Symlink:
+        return QStringLiteral("a symbolic link (links are not followed)");
+    case Reason::Special:
+        switch (skipped.mode & 0170000) {
+        case 0010000:
+            return QStringLiteral("a named pipe (special files are not copied)");
+        case 0140000:
+            return QStringLiteral("a socket (special files are not copied)");
+        case 0020000:
+            return QStringLiteral("a character device (special files are not copied)");
+        case 0060000:
+            return QStringLiteral("a block device (special files are not copied)");
+        default:
+            return QStringLiteral("neither a file, a folder nor a link");
+        }
+    case Reason::ExistsOnHost:
+        return QStringLiteral("already on the host, which kept its own");
+    case Reason::HostNameTooLong:
+        return QStringLiteral("its host name would have more than %1 bytes").arg(kMaxNameBytes);
+    case Reason::HostPathTooLong:
+        return QStringLiteral("its host path would have more than %1 bytes").arg(kMaxPathBytes);
+    case Reason::GuestPathTooLong:
+        return QStringLiteral("its guest path has more than the %1 bytes a Linux guest opens")
+            .arg(kMaxPathBytes);
+    case Reason::Unreadable:
+    case Reason::NearPathLimit:
+        return skipped.detail;
+    }
+    return {};
 }
 
 } // namespace sbw

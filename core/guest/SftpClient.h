@@ -39,6 +39,50 @@ struct SftpEntry
     Type type = Type::Unknown; ///< a symlink is reported as Symlink (not followed) by listings
 };
 
+/// An entry a download left out, and why.
+struct SftpSkipped
+{
+    enum class Reason
+    {
+        Symlink,          ///< links inside a folder are not followed
+        Special,          ///< a named pipe, socket or device (`mode` tells which)
+        ExistsOnHost,     ///< the host already has a file of that name, which was kept
+        HostNameTooLong,  ///< its host name would pass the host's 255 bytes per name
+        HostPathTooLong,  ///< its host path would pass the host's 4095 bytes per path
+        GuestPathTooLong, ///< its guest path passes the 4095 bytes a Linux guest opens
+        NearPathLimit,    ///< a folder whose longer names the guest does not list (`detail`)
+        Unreadable,       ///< the guest refused to list or read it (`detail` says how)
+    };
+
+    QByteArray guestPath;
+    Reason reason = Reason::Special;
+    quint32 mode = 0; ///< st_mode as listed
+    QString detail;   ///< the phrase for Unreadable (the guest's refusal) and NearPathLimit
+};
+
+/// Why `skipped` was left out, as a phrase: "a symbolic link (links are not followed)", "a
+/// named pipe (special files are not copied)", "already on the host, which kept its own" …
+QString skippedReasonText(const SftpSkipped& skipped);
+
+/// What a download copied and what it left out.
+struct SftpDownload
+{
+    int files = 0;              ///< regular files written on the host
+    qint64 bytes = 0;           ///< their bytes
+    QList<SftpSkipped> skipped; ///< in the order met; empty: everything was copied
+};
+
+/// Linux's limits that downloads respect: a path a guest's system call takes, and a host
+/// file's name and path (bytes, without the terminating NUL).
+constexpr qsizetype kMaxPathBytes = 4095;
+constexpr qsizetype kMaxNameBytes = 255;
+
+/// Why a listing of guest folder `folder` may lack entries, or empty. OpenSSH's sftp-server
+/// leaves out, without a word, an entry whose path would pass kMaxPathBytes, so in a folder
+/// whose path is that long the longer names are missing: "/x… is near the guest's path limit:
+/// entries with names longer than 62 bytes are not listed (…)".
+QString pathLimitNote(const QByteArray& folder);
+
 /// SFTP on a sandbox's one SSH session (libssh's sftp API on its own channel), for the file
 /// tree and transfers. Made by GuestSession::openSftp().
 ///
@@ -47,9 +91,11 @@ struct SftpEntry
 /// shells and execs on the same session are served, so terminals stay live during a large
 /// transfer. Calls from several threads are served one step at a time each.
 ///
-/// Paths are raw guest bytes (absolute, or relative to the login folder /root). Errors are
-/// sentences naming the path: "there is no file or folder /x in the guest", "permission
-/// denied …", or the session's failure.
+/// Paths are raw guest bytes (absolute, or relative to the login folder /root); a path longer
+/// than kMaxPathBytes is refused before it is sent, since the guest's kernel would refuse it.
+/// Errors are sentences naming the path (written with visibleName(), so its bytes show):
+/// "cannot list /x: there is no such file or folder in the guest", "permission denied …",
+/// or the session's failure.
 class SftpClient
 {
 public:
@@ -75,13 +121,23 @@ public:
     /// folder).
     Expected<QByteArray> realpath(const QByteArray& path);
 
-    /// Copies the guest file or folder (recursively) `guestPath` to `hostPath`, which it
-    /// creates or overwrites, byte for byte; `progress` counts file bytes of the whole tree.
-    /// Symlinks and special files inside a folder are skipped. With `maxBytes` ≥ 0 the copy
-    /// stops with an error ("… is larger than N bytes") once the tree passes that many bytes,
-    /// whatever sizes the guest reported.
-    Expected<void> download(const QByteArray& guestPath, const QString& hostPath,
-                            const Progress& progress = {}, qint64 maxBytes = -1);
+    /// What a download does with a host file that already exists.
+    enum class HostFiles
+    {
+        Replace,
+        Keep ///< leaves it as it is and reports it skipped (ExistsOnHost)
+    };
+
+    /// Copies the guest file or folder (recursively) `guestPath` to `hostPath`, byte for byte;
+    /// `progress` counts file bytes of the whole tree. Inside a folder, an entry's host name is
+    /// visibleName() of its guest name, so two guest names never become one host file.
+    /// Symlinks, special files, entries whose guest or host path passes Linux's limits and
+    /// subfolders or files the guest refuses are left out and listed in the result's `skipped`.
+    /// With `maxBytes` ≥ 0 the copy stops with an error ("… is larger than N bytes") once the
+    /// tree passes that many bytes, whatever sizes the guest reported.
+    Expected<SftpDownload> download(const QByteArray& guestPath, const QString& hostPath,
+                                    const Progress& progress = {}, qint64 maxBytes = -1,
+                                    HostFiles existing = HostFiles::Replace);
 
     /// Copies the host file `hostPath` to the guest path `guestPath` (created or truncated,
     /// mode 0644), byte for byte.

@@ -1,5 +1,6 @@
 // What the file tree shows of a guest's SFTP entries (FileEntryText: name, size, mode, owner,
-// time, listing order), from names and attributes the guest chose.
+// time, listing order), from names and attributes the guest chose: every cell is one line of
+// plain text, two different names never look the same, the listing order is a strict weak order.
 //
 // Input: 29 bytes of attributes (little-endian: mode u32, size i64, mtime i64, uid u32,
 // gid u32, then a type byte: bits 0-2 the first entry's SftpEntry::Type, bits 3 and 4 whether
@@ -86,6 +87,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     sbw::SftpEntry third;
     third.name = field(2);
     third.type = type & 16 ? sbw::SftpEntry::Type::Directory : sbw::SftpEntry::Type::File;
+    SBW_FUZZ_CHECK(second.name == third.name ||
+                       sbw::fileNameText(second.name) != sbw::fileNameText(third.name),
+                   "different names look different");
     const auto a = sbw::FileListingKey::of(entry);
     const auto b = sbw::FileListingKey::of(second);
     const auto c = sbw::FileListingKey::of(third);

@@ -95,6 +95,7 @@ private Q_SLOTS:
     void terminalReconnectsAfterHibernateAndWake();
     void terminalSaysWhenItsShellIsGone();
     void stopFromTheWindowSaysHowItWent();
+    void filesTabSaysTheWorkspaceIsStopped();
 
 private:
     /// Runs `command` through the pane's command line; returns the outcome.
@@ -190,8 +191,9 @@ void TestWorkspacePane::sessionListShowsWorkspaceAndState()
 {
     const auto* model = static_cast<SessionListModel*>(m_window->sessionList()->view()->model());
     QTRY_VERIFY_WITH_TIMEOUT(model->rowOf(m_name) > 0, 10000);
-    QCOMPARE(model->index(SessionListModel::kRunRow, SessionListModel::NameColumn).data().toString(),
-             QStringLiteral("Ephemeral run"));
+    QCOMPARE(
+        model->index(SessionListModel::kRunRow, SessionListModel::NameColumn).data().toString(),
+        QStringLiteral("Ephemeral run"));
     m_window->sessionList()->select(m_name);
     QCOMPARE(m_window->workspacePane()->workspace(), m_name);
     QCOMPARE(m_window->workspacePane()->output()->placeholderText(),
@@ -240,7 +242,8 @@ void TestWorkspacePane::uptimeOfTheReattachedWorkspaceIsTheGuests()
 void TestWorkspacePane::commandRunsWithOutputAndExitStatus()
 {
     m_window->sessionList()->select(m_name);
-    const auto outcome = runTyped(QStringLiteral("pwd; echo hello-$((6*7)); echo oops >&2; exit 3"));
+    const auto outcome =
+        runTyped(QStringLiteral("pwd; echo hello-$((6*7)); echo oops >&2; exit 3"));
     QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
     QCOMPARE(outcome.status.exitStatus, std::optional<int>(3));
     const QString shown = m_window->workspacePane()->output()->shownText();
@@ -371,7 +374,8 @@ void TestWorkspacePane::commandLimitIsNamedInPaneAndLog()
     const QString note = QStringLiteral("the timeout of 2 s ran out; the command was killed");
     QCOMPARE(outcome.limit, std::optional<RunLimit>(RunLimit::Timeout));
     const QString shown = pane->output()->shownText();
-    QVERIFY2(shown.contains(note + QStringLiteral(" · timed out and killed · ")), qPrintable(shown));
+    QVERIFY2(shown.contains(note + QStringLiteral(" · timed out and killed · ")),
+             qPrintable(shown));
     LogFilter filter;
     filter.sandbox = m_name;
     const auto rows = m_window->commandLog()->rows(filter, 1);
@@ -436,7 +440,8 @@ void TestWorkspacePane::newWorkspaceDialogSettingsReachTheDomain()
     QCOMPARE(settings.diskGiB, 5);
     QCOMPARE(settings.cpuSharePercent, 150);
     QCOMPARE(settings.network, WorkspaceNetwork::Nat);
-    virDomainPtr domain = virDomainLookupByName(m_connection->handle(), qPrintable(workspaceDomainName(name)));
+    virDomainPtr domain =
+        virDomainLookupByName(m_connection->handle(), qPrintable(workspaceDomainName(name)));
     QVERIFY(domain);
     char* xmlText = virDomainGetXMLDesc(domain, VIR_DOMAIN_XML_INACTIVE);
     const QString xml = QString::fromUtf8(xmlText);
@@ -464,7 +469,8 @@ void TestWorkspacePane::pauseAndResumeFromActions()
     QVERIFY(!actions->pauseAction()->isEnabled());
     QVERIFY(m_window->workspacePane()->commandLine()->isEnabled());
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
-        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-paused.png"));
+        m_window->grab().save(QString::fromLocal8Bit(dir) +
+                              QStringLiteral("/workspace-paused.png"));
 
     actions->resumeAction()->trigger();
     waitForState(WorkspaceState::Running, 60000);
@@ -472,7 +478,8 @@ void TestWorkspacePane::pauseAndResumeFromActions()
     const qint64 hostSeconds = QDateTime::currentSecsSinceEpoch();
     const auto outcome = runTyped(QStringLiteral("date +%s"));
     QCOMPARE(outcome.status.exitStatus, std::optional<int>(0));
-    const QStringList lines = m_window->workspacePane()->output()->shownText().split(QLatin1Char('\n'));
+    const QStringList lines =
+        m_window->workspacePane()->output()->shownText().split(QLatin1Char('\n'));
     bool ok = false;
     const qint64 guestSeconds = lines.value(1).trimmed().toLongLong(&ok);
     QVERIFY2(ok, qPrintable(lines.join(QLatin1Char('|'))));
@@ -586,22 +593,26 @@ void TestWorkspacePane::terminalTabRunsAShellAndRecordsIt()
     TerminalTab* tab = tabs->tab(0);
     QTest::keyClicks(tab->terminal(), QStringLiteral("echo term-$((6*7)) $TERM"));
     QTest::keyClick(tab->terminal(), Qt::Key_Return);
-    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("term-42 xterm-256color")),
-                             30000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        tab->terminal()->screenText().contains(QStringLiteral("term-42 xterm-256color")), 30000);
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
-        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-terminal.png"));
+        m_window->grab().save(QString::fromLocal8Bit(dir) +
+                              QStringLiteral("/workspace-terminal.png"));
     // A full-screen program: top draws on the alternate screen; q brings the shell back.
     QTest::keyClicks(tab->terminal(), QStringLiteral("top -d 1"));
     QTest::keyClick(tab->terminal(), Qt::Key_Return);
-    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("load average")), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("load average")),
+                             30000);
     QVERIFY(!tab->terminal()->screenText().contains(QStringLiteral("term-42")));
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
         m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-top.png"));
     QTest::keyClicks(tab->terminal(), QStringLiteral("q"));
-    QTRY_VERIFY_WITH_TIMEOUT(!tab->terminal()->screenText().contains(QStringLiteral("load average")), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !tab->terminal()->screenText().contains(QStringLiteral("load average")), 30000);
     QTest::keyClicks(tab->terminal(), QStringLiteral("echo back-$((1+1))"));
     QTest::keyClick(tab->terminal(), Qt::Key_Return);
-    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("\nback-2")), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("\nback-2")),
+                             30000);
 
     QFile recording(tab->recordingPath());
     QVERIFY2(recording.open(QIODevice::ReadOnly), qPrintable(tab->recordingPath()));
@@ -613,7 +624,8 @@ void TestWorkspacePane::terminalTabRunsAShellAndRecordsIt()
     // Workspace menu (Ctrl+Shift+T).
     auto* tabWidget = tabs->findChild<QTabWidget*>();
     QVERIFY(tabWidget);
-    auto* close = qobject_cast<QAbstractButton*>(tabWidget->tabBar()->tabButton(0, QTabBar::RightSide));
+    auto* close =
+        qobject_cast<QAbstractButton*>(tabWidget->tabBar()->tabButton(0, QTabBar::RightSide));
     QVERIFY(close);
     close->click();
     QCOMPARE(tabs->count(), 0);
@@ -652,7 +664,8 @@ void TestWorkspacePane::filesTabListsTheWorkspaceFolder()
     QVERIFY(page);
     QTRY_VERIFY_WITH_TIMEOUT(page->tree(), 60000);
     FileTreeModel* model = page->tree()->model();
-    QTRY_VERIFY_WITH_TIMEOUT(model->indexForPath(QByteArrayLiteral("/root/note.txt")).isValid(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(model->indexForPath(QByteArrayLiteral("/root/note.txt")).isValid(),
+                             30000);
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
         m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-files.png"));
 }
@@ -783,6 +796,20 @@ void TestWorkspacePane::terminalSaysWhenItsShellIsGone()
                              60000);
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
         m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-terminal-new-shell.png"));
+}
+
+void TestWorkspacePane::filesTabSaysTheWorkspaceIsStopped()
+{
+    // The tree listed while the workspace ran is gone: nothing stale stays on show.
+    auto* page = qobject_cast<WorkspaceFilesPage*>(m_window->files()->page(m_name));
+    QVERIFY(page);
+    QVERIFY(!page->tree());
+    QCOMPARE(page->statusText(),
+             QStringLiteral("The workspace is stopped; its files show here while it runs."));
+    m_window->workspaceTabs()->setCurrentWidget(m_window->files());
+    if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+        m_window->grab().save(QString::fromLocal8Bit(dir) +
+                              QStringLiteral("/workspace-files-stopped.png"));
 }
 
 void TestWorkspacePane::stopFromTheWindowSaysHowItWent()

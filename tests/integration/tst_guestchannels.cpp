@@ -284,6 +284,12 @@ private Q_SLOTS:
         QCOMPARE(readAll(target + QStringLiteral("/sub/deeper/empty")), QByteArray());
         QVERIFY(!QFileInfo::exists(target + QStringLiteral("/link")));
         QCOMPARE(lastTotal, qint64(6));
+        QCOMPARE(down->files, 3);
+        QCOMPARE(down->bytes, qint64(6));
+        QCOMPARE(down->skipped.size(), 1);
+        QCOMPARE(down->skipped.first().guestPath, QByteArray("/tmp/tree/link"));
+        QCOMPARE(sbw::skippedReasonText(down->skipped.first()),
+                 QStringLiteral("a symbolic link (links are not followed)"));
     }
 
     void tenThousandEntriesAreListed()

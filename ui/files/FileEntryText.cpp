@@ -21,7 +21,7 @@ QString cellText(QString text)
 
 QString fileNameText(const QByteArray& name)
 {
-    return cellText(QString::fromUtf8(name));
+    return visibleName(name);
 }
 
 QString fileModeText(quint32 mode)

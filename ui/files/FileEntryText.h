@@ -12,8 +12,10 @@ namespace sbw {
 /// with control characters (newlines and tabs included), bidi overrides and other hidden
 /// characters visibly escaped (VisibleText.h).
 
-/// A guest name or path (raw bytes) for display: UTF-8 with invalid bytes as U+FFFD, "\n" and
-/// "\t" written out, every other hidden character as its visible form.
+/// A guest name or path (raw bytes) for display, as visibleName() writes it: UTF-8, with bytes
+/// that are not UTF-8 as "\xff", backslashes doubled, "\n" and "\t" written out and every
+/// other hidden character as its visible form, so two different names never look the same
+/// (tests/fuzz/fuzz_file_entry checks it). A download names its host file so too.
 QString fileNameText(const QByteArray& name);
 
 /// st_mode as `ls -l` shows it: type letter and permissions, e.g. "drwxr-xr-x", "-rwsr-x--T".

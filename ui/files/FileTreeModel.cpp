@@ -3,6 +3,7 @@
 #include "files/FileEntryText.h"
 
 #include <QApplication>
+#include <QSet>
 #include <QStyle>
 #include <algorithm>
 
@@ -37,11 +38,19 @@ QByteArray childPath(const QByteArray& folder, const QByteArray& name)
     return folder.endsWith('/') ? folder + name : folder + '/' + name;
 }
 
+/// Whether the listing shows `a` and `b` alike (same name assumed).
+bool sameAttributes(const SftpEntry& a, const SftpEntry& b)
+{
+    return a.type == b.type && a.size == b.size && a.mode == b.mode && a.uid == b.uid &&
+           a.gid == b.gid && a.owner == b.owner && a.group == b.group && a.mtime == b.mtime;
+}
+
 } // namespace
 
 FileTreeModel::FileTreeModel(std::shared_ptr<SftpClient> sftp, const QByteArray& rootPath,
                              QObject* parent)
-    : QAbstractItemModel(parent), m_sftp(std::move(sftp)), m_postBack(std::make_shared<PostBack<FileTreeModel>>(this))
+    : QAbstractItemModel(parent), m_sftp(std::move(sftp)),
+      m_postBack(std::make_shared<PostBack<FileTreeModel>>(this))
 {
     setRootPath(rootPath);
 }
@@ -73,16 +82,103 @@ void FileTreeModel::refresh(const QModelIndex& index)
     Node* node = nodeOf(index);
     if (!node->isFolder())
         return;
-    if (!node->children.empty()) {
-        beginRemoveRows(index, 0, int(node->children.size()) - 1);
-        for (auto& child : node->children)
-            forget(child.get());
-        node->children.clear();
-        endRemoveRows();
+    if (node->state == Node::State::Loaded) {
+        startReload(node);
+        return;
     }
+    // Never listed, or a listing under way that may predate what changed: list it afresh.
+    removeChildren(node, [](const Node&) { return true; });
     ++node->generation;
     node->state = Node::State::NotLoaded;
     startLoad(node);
+}
+
+void FileTreeModel::startReload(Node* node)
+{
+    ++m_loading;
+    const quint64 id = node->id;
+    const quint64 generation = ++node->generation; // a reload already under way is dropped
+    const QByteArray path = node->path;
+    runAsync([sftp = m_sftp, postBack = m_postBack, id, generation, path] {
+        auto listed = sftp->listDirectory(path);
+        postBack->post([id, generation, listed](FileTreeModel* model) {
+            model->mergeListing(id, generation, listed);
+        });
+    });
+}
+
+void FileTreeModel::mergeListing(quint64 nodeId, quint64 generation,
+                                 const Expected<QList<SftpEntry>>& listed)
+{
+    --m_loading;
+    Node* node = m_nodes.value(nodeId);
+    if (!node || node->generation != generation)
+        return;
+    if (!listed) {
+        // What the folder holds is not known any more: no stale rows.
+        removeChildren(node, [](const Node&) { return true; });
+        if (node != m_root.get())
+            Q_EMIT dataChanged(indexOf(node), indexOf(node));
+        Q_EMIT loadFailed(node->path, listed.error().message);
+        return;
+    }
+    QHash<QByteArray, const SftpEntry*> fresh;
+    for (const SftpEntry& entry : listed.value())
+        fresh.insert(entry.name, &entry);
+    // Gone, or a folder that became something else (or the reverse): removed.
+    removeChildren(node, [&](const Node& child) {
+        const SftpEntry* now = fresh.value(child.entry.name);
+        return !now || (now->type == SftpEntry::Type::Directory) != child.isFolder();
+    });
+    QList<SftpEntry> added;
+    QSet<QByteArray> kept;
+    for (auto& child : node->children) {
+        const SftpEntry& now = *fresh.value(child->entry.name);
+        kept.insert(now.name);
+        if (!sameAttributes(child->entry, now)) {
+            child->entry = now;
+            child->sortKey = FileListingKey::of(now);
+            Q_EMIT dataChanged(indexOf(child.get()),
+                               index(child->row, ColumnCount - 1, indexOf(node)));
+        }
+    }
+    for (const SftpEntry& entry : listed.value()) {
+        if (!kept.contains(entry.name))
+            added.append(entry);
+    }
+    addBatch(node->id, generation, added);
+    sortChildren(node);
+    if (node->children.empty() && node != m_root.get())
+        Q_EMIT dataChanged(indexOf(node), indexOf(node));
+    Q_EMIT folderLoaded(node->path);
+    for (auto& child : node->children) {
+        if (child->isFolder() && child->state == Node::State::Loaded)
+            startReload(child.get());
+    }
+}
+
+void FileTreeModel::removeChildren(Node* node, const std::function<bool(const Node&)>& gone)
+{
+    auto& children = node->children;
+    const QModelIndex parent = indexOf(node);
+    // Runs of rows from the last one up, so the rows before a run keep their numbers.
+    for (int last = int(children.size()) - 1; last >= 0;) {
+        if (!gone(*children[size_t(last)])) {
+            --last;
+            continue;
+        }
+        int first = last;
+        while (first > 0 && gone(*children[size_t(first - 1)]))
+            --first;
+        beginRemoveRows(parent, first, last);
+        for (int row = first; row <= last; ++row)
+            forget(children[size_t(row)].get());
+        children.erase(children.begin() + first, children.begin() + last + 1);
+        for (size_t row = size_t(first); row < children.size(); ++row)
+            children[row]->row = int(row);
+        endRemoveRows();
+        last = first - 1;
+    }
 }
 
 QModelIndex FileTreeModel::indexForPath(const QByteArray& path) const

@@ -4,6 +4,7 @@
 #include "guest/SftpClient.h"
 
 #include <QAbstractItemModel>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -14,9 +15,9 @@ namespace sbw {
 /// batches of at most 512 rows as they arrive, so a 10,000-entry folder never blocks the GUI.
 ///
 /// Columns: name, size (files, in bytes as a short human figure), mode ("drwxr-xr-x"), owner
-/// ("user:group", numeric when the server gave no names), modification time (local). Names are
-/// raw guest bytes; they are shown decoded as UTF-8 with control characters (newlines and tabs
-/// included), bidi overrides and other hidden characters visibly escaped (see VisibleText.h).
+/// ("user:group", numeric when the server gave no names), modification time (local). Names and
+/// paths are raw guest bytes, kept as such; they are shown as fileNameText() writes them (bytes
+/// that are not UTF-8, control and hidden characters escaped, no two names alike).
 /// A folder's entries are listed in the order they arrive; once the folder is loaded they are
 /// sorted: folders first, then by name without regard to case, raw bytes breaking ties.
 class FileTreeModel : public QAbstractItemModel
@@ -51,7 +52,11 @@ public:
     /// Shows another folder, from scratch.
     void setRootPath(const QByteArray& rootPath);
 
-    /// Forgets the entries of folder `index` (the root when invalid) and lists it again.
+    /// Lists folder `index` (the root when invalid) again, and then every folder under it that
+    /// was loaded: rows of entries still there stay (with their loaded folders, so a view keeps
+    /// their expansion and selection) and take the new attributes, rows of entries gone are
+    /// removed, new entries are added in listing order. A folder that can no longer be listed
+    /// loses its rows (loadFailed). folderLoaded follows for each folder listed.
     void refresh(const QModelIndex& index = {});
 
     /// The index of `path` when it is loaded (the root's is invalid), else an invalid index.
@@ -85,6 +90,11 @@ private:
     void startLoad(Node* node);
     void addBatch(quint64 nodeId, quint64 generation, const QList<SftpEntry>& entries);
     void finishLoad(quint64 nodeId, quint64 generation, const Expected<void>& listed);
+    /// Lists a loaded folder again off the GUI thread; mergeListing() takes the answer.
+    void startReload(Node* node);
+    void mergeListing(quint64 nodeId, quint64 generation, const Expected<QList<SftpEntry>>& listed);
+    /// Removes the children for which `gone` is true (in runs of adjacent rows).
+    void removeChildren(Node* node, const std::function<bool(const Node&)>& gone);
     /// Puts `node`'s children in listing order (layoutChanged; persistent indexes follow).
     void sortChildren(Node* node);
     void forget(Node* node);

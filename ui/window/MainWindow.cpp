@@ -476,6 +476,22 @@ void MainWindow::createWorkspaceTabs()
                 return std::shared_ptr<SftpClient>(client, [keep](SftpClient* c) { delete c; });
             });
             page->setCommandLog(m_commandLog, name); // transfers and deletes are log rows
+            // A stopped guest's tree would show entries that may no longer be true.
+            const auto follow = [page](WorkspaceState state) {
+                if (state == WorkspaceState::Stopped || state == WorkspaceState::Hibernated
+                    || state == WorkspaceState::Crashed)
+                    page->showGuestDown(
+                        tr("The workspace is %1; its files show here while it runs.")
+                            .arg(workspaceStateName(state)));
+                else if (state == WorkspaceState::Running)
+                    page->connectToGuest();
+            };
+            follow(manager->state(name));
+            connect(manager, &WorkspaceManager::stateChanged, page,
+                    [name, follow](const QString& changed, WorkspaceState state) {
+                        if (changed == name)
+                            follow(state);
+                    });
             return page;
         },
         tr("Select a workspace"), this);
