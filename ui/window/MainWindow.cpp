@@ -33,21 +33,22 @@
 
 #include <QAction>
 #include <QCloseEvent>
-#include <QDockWidget>
-#include <QTemporaryDir>
-#include <QLabel>
-#include <QFile>
 #include <QDir>
+#include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
+#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QSettings>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QToolBar>
 
@@ -63,6 +64,13 @@ namespace {
 
 /// QSettings key of Run ▸ Keep a MicroVM Ready (bool, default true).
 const QString kKeepReadySetting = QStringLiteral("run/keepMicroVmReady");
+/// QSettings keys of the window's layout: saveGeometry(), saveState() and, in the group, each
+/// named splitter's saveState() under its object name.
+const QString kGeometrySetting = QStringLiteral("window/geometry");
+const QString kStateSetting = QStringLiteral("window/state");
+const QString kSplitterGroup = QStringLiteral("window/splitters");
+/// Raised when the docks change so much that an old state would misplace them.
+constexpr int kStateVersion = 1;
 
 } // namespace
 
@@ -167,6 +175,7 @@ MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
             });
     updateActions();
     resize(1180, 760);
+    restoreLayout();
 
     m_connectionStatus->refresh();
     // Reattach: find the workspaces that outlived the last window, with their true states.
@@ -177,6 +186,34 @@ MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::restoreLayout()
+{
+    QSettings settings;
+    restoreGeometry(settings.value(kGeometrySetting).toByteArray());
+    restoreState(settings.value(kStateSetting).toByteArray(), kStateVersion);
+    settings.beginGroup(kSplitterGroup);
+    for (QSplitter* splitter : findChildren<QSplitter*>()) {
+        if (!splitter->objectName().isEmpty())
+            splitter->restoreState(settings.value(splitter->objectName()).toByteArray());
+    }
+    settings.endGroup();
+    m_runPane->restoreSettings(settings);
+}
+
+void MainWindow::saveLayout() const
+{
+    QSettings settings;
+    settings.setValue(kGeometrySetting, saveGeometry());
+    settings.setValue(kStateSetting, saveState(kStateVersion));
+    settings.beginGroup(kSplitterGroup);
+    for (const QSplitter* splitter : findChildren<QSplitter*>()) {
+        if (!splitter->objectName().isEmpty())
+            settings.setValue(splitter->objectName(), splitter->saveState());
+    }
+    settings.endGroup();
+    m_runPane->saveSettings(settings);
+}
 
 void MainWindow::createActions()
 {
@@ -528,6 +565,7 @@ void MainWindow::onRunFinished(const RunResult&)
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     if (!m_runPane->isRunning()) {
+        saveLayout();
         event->accept();
         return;
     }
