@@ -13,6 +13,8 @@
 #include "agents/AgentsPane.h"
 #include "approval/ApprovalQueue.h"
 #include "files/FileTreeModel.h"
+#include "files/FileTreePane.h"
+#include "files/WorkspaceFilesPage.h"
 #include "hypervisor/ConnectionUri.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/LibvirtEventLoop.h"
@@ -43,7 +45,6 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTest>
-#include <QTreeView>
 #include <cstdio>
 #include <cstdlib>
 
@@ -81,7 +82,7 @@ bars = "".join(
     f'<rect x="{30 + i * 46}" y="{230 - n}" width="34" height="{n}" fill="#3b7dd8"/>'
     f'<text x="{47 + i * 46}" y="248" font-size="12" text-anchor="middle">{m}</text>'
     for i, (m, n) in enumerate(zip(months, signups)))
-with open("out/signups.svg", "w") as f:
+with open("out/chart.svg", "w") as f:
     f.write(f'<svg xmlns="http://www.w3.org/2000/svg" width="590" height="260">'
             f'<rect width="590" height="260" fill="white"/>{bars}</svg>')
 for m, n in zip(months, signups):
@@ -108,8 +109,9 @@ public:
         : m_window(window), m_token(token), m_outDir(std::move(outDir)), m_suffix(std::move(suffix))
     {}
 
-    void makeWorkspaces();
-    void useWorkspaces();
+    /// Makes and starts the workspaces that are missing; true when it made them all.
+    bool makeWorkspaces();
+    void useWorkspaces(bool made);
     void runScript();
     void connectAgent();
     void shootEveryPane(QSize size);
@@ -136,14 +138,17 @@ private:
     QByteArray m_mcpSession;
 };
 
-void Tour::makeWorkspaces()
+bool Tour::makeWorkspaces()
 {
     WorkspaceManager* manager = m_window.workspaceManager();
     if (auto listed = manager->refresh(); !listed)
         fail(listed.error().message);
+    bool made = true;
     for (const WorkspaceSpec& spec : kWorkspaces) {
-        if (manager->workspace(spec.name))
-            continue; // made by an earlier tour (--keep)
+        if (manager->workspace(spec.name)) {
+            made = false; // by an earlier tour (--keep)
+            continue;
+        }
         WorkspaceSettings settings;
         settings.vcpus = spec.vcpus;
         settings.memoryMiB = spec.memoryMiB;
@@ -167,24 +172,21 @@ void Tour::makeWorkspaces()
         };
         waitFor(booted, 300, QStringLiteral("%1 to boot").arg(spec.name));
     }
+    return made;
 }
 
-void Tour::useWorkspaces()
+void Tour::useWorkspaces(bool made)
 {
     WorkspaceManager* manager = m_window.workspaceManager();
     // A checkpoint before the commands, so that the timeline has one.
-    if (auto workspace = manager->workspace(QStringLiteral("agent-1"))) {
+    if (auto workspace = manager->workspace(QStringLiteral("agent-1")); workspace && made) {
         if (auto taken =
                 workspace->checkpoint(QStringLiteral("fresh"), QStringLiteral("as created"));
             !taken)
-            std::fprintf(stderr, "sbw-screenshot-tour: checkpoint: %s\n",
-                         qPrintable(taken.error().message));
+            fail(taken.error().message);
     }
     select(QStringLiteral("agent-1"), m_window.workspacePane());
-    typeCommand(QStringLiteral("python3 --version; uname -sr"));
-    typeCommand(QStringLiteral("mkdir -p project && printf 'print(6 * 7)\\n' > project/main.py && "
-                               "python3 project/main.py"));
-    typeCommand(QStringLiteral("df -h / | tail -1; ls -l project"));
+    typeCommand(QStringLiteral("mkdir -p project && printf 'print(6 * 7)\\n' > project/main.py"));
 
     select(QStringLiteral("scratch"), m_window.workspacePane());
     if (canPause(manager->state(QStringLiteral("scratch")))) {
@@ -325,7 +327,10 @@ void Tour::shootEveryPane(QSize size)
     m_window.runPane()->runTabs()->setCurrentIndex(0);
     shoot(&m_window, QStringLiteral("run"));
 
+    // The pane shows the output of the commands run since the workspace was selected.
     select(QStringLiteral("agent-1"), m_window.workspacePane());
+    typeCommand(QStringLiteral("python3 --version; uname -sr; python3 project/main.py"));
+    typeCommand(QStringLiteral("df -h / | tail -1; ls -l project"));
     shoot(&m_window, QStringLiteral("workspace"));
 
     select(QStringLiteral("agent-1"), m_window.terminals());
@@ -340,9 +345,13 @@ void Tour::shootEveryPane(QSize size)
     shoot(&m_window, QStringLiteral("terminal"));
 
     select(QStringLiteral("agent-1"), m_window.files());
-    auto* tree = m_window.files()->page(QStringLiteral("agent-1"))->findChild<QTreeView*>();
-    waitFor([&] { return tree && tree->model() && tree->model()->rowCount() > 0; }, 120,
-            QStringLiteral("the file tree"));
+    auto* files =
+        qobject_cast<WorkspaceFilesPage*>(m_window.files()->page(QStringLiteral("agent-1")));
+    waitFor(
+        [&] {
+            return files->tree() && files->tree()->model()->indexForPath("/root/project").isValid();
+        },
+        120, QStringLiteral("the file tree"));
     QTest::qWait(500); // the rows paint
     shoot(&m_window, QStringLiteral("files"));
 
@@ -423,8 +432,7 @@ int main(int argc, char* argv[])
         fail(QStringLiteral("the window was not shown"));
 
     Tour tour(window, workbench.mcpToken(), outDir, suffix);
-    tour.makeWorkspaces();
-    tour.useWorkspaces();
+    tour.useWorkspaces(tour.makeWorkspaces());
     tour.runScript();
     tour.connectAgent();
     for (const QSize& size : sizes)

@@ -3,9 +3,10 @@
 #
 # The README's screenshots of the real window: sets up as packaging/start-workbench.sh does,
 # builds sbw-screenshot-tour and runs it under Xvfb on real microVMs, in a temporary home (a new
-# user's settings and data; the guest images come from the shared cache) on a libvirt session
-# daemon of its own (qemu:///session, started in that home), so that no other sandbox of the
-# machine shows and none is touched. It makes the workspaces agent-1, data-lab and scratch, runs a
+# user's settings and data; the guest images come from the shared cache) on qemu:///session:
+# for a normal user a daemon of its own, started in that home, so that no other sandbox shows
+# (root has one session daemon, which programs of root share: their sandboxes show too). It
+# makes the workspaces agent-1, data-lab and scratch, runs a
 # script that gives back a table and a chart, connects an agent over MCP, and grabs each pane
 # at 1280x800 and 1920x1080, then once more at 1280x800 with QT_SCALE_FACTOR=2 (2560x1600) to
 # check high-DPI layouts; the workspaces are removed at the end.
