@@ -19,6 +19,7 @@
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/LibvirtEventLoop.h"
 #include "run/RunPane.h"
+#include "terminal/SerialConsoleView.h"
 #include "terminal/TerminalTab.h"
 #include "terminal/TerminalTabs.h"
 #include "terminal/TerminalWidget.h"
@@ -312,6 +313,11 @@ void Tour::shoot(QWidget* widget, const QString& pane)
                              ? QStringLiteral("-%1x%2").arg(m_size.width()).arg(m_size.height())
                              : QString();
     const QString path = QStringLiteral("%1/%2%3%4.png").arg(m_outDir, pane, size, m_suffix);
+    if (m_size.isValid() &&
+        widget->size() != m_size) // its minimum size is larger: something does not fit
+        std::fprintf(stderr, "sbw-screenshot-tour: warning: %s is %dx%d, not the %dx%d asked for\n",
+                     qPrintable(path), widget->width(), widget->height(), m_size.width(),
+                     m_size.height());
     if (!widget->grab().save(path, "PNG", 0)) // 0: the smallest file
         fail(QStringLiteral("cannot write %1").arg(path));
     std::printf("%s\n", qPrintable(path));
@@ -355,8 +361,16 @@ void Tour::shootEveryPane(QSize size)
     QTest::qWait(500); // the rows paint
     shoot(&m_window, QStringLiteral("files"));
 
+    // The console shows what comes after it attached: Enter brings the root shell's prompt.
     select(QStringLiteral("agent-1"), m_window.consoles());
-    QTest::qWait(1000); // the console replays the boot log
+    auto* console =
+        qobject_cast<SerialConsoleView*>(m_window.consoles()->page(QStringLiteral("agent-1")));
+    QTest::keyClick(console->terminal(), Qt::Key_Return);
+    QTest::keyClicks(console->terminal(), QStringLiteral("uname -a; uptime"));
+    QTest::keyClick(console->terminal(), Qt::Key_Return);
+    waitFor(
+        [&] { return console->terminal()->screenText().contains(QStringLiteral("load average")); },
+        60, QStringLiteral("the serial console's shell"));
     shoot(&m_window, QStringLiteral("serial-console"));
 
     select(QStringLiteral("data-lab"), m_window.workspacePane());
