@@ -21,6 +21,8 @@ int main(int argc, char* argv[])
     sbw::initLogging(QStringLiteral("sandbox-workbench"), true);
 
     QApplication app(argc, argv);
+    // QSettings: ~/.config/sandbox-workbench/sandbox-workbench.conf.
+    QApplication::setOrganizationName(QStringLiteral("sandbox-workbench"));
     QApplication::setApplicationName(QStringLiteral("sandbox-workbench"));
     QApplication::setApplicationDisplayName(QStringLiteral("Sandbox Workbench"));
     QApplication::setApplicationVersion(QStringLiteral(SBW_VERSION));

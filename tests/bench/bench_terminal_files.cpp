@@ -37,11 +37,9 @@
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
-
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <cstdio>
+#include <sys/resource.h>
 #include <vector>
 
 namespace {
@@ -108,7 +106,10 @@ qint64 processCpuMs()
 qint64 terminalCatMs(const std::shared_ptr<sbw::GuestSession>& session, std::vector<qint64>& cpuMs,
                      std::vector<qint64>& stallMs)
 {
-    sbw::TerminalTab tab(session, QStringLiteral("bench"), QStringLiteral("cat"));
+    // A plain login shell, as before shells could be detachable: the figures stay comparable.
+    sbw::TerminalTab tab(
+        session, [session] { return sbw::Expected<std::shared_ptr<sbw::GuestSession>>(session); },
+        sbw::TerminalTab::Lifetime::Connection, QStringLiteral("bench"), QStringLiteral("cat"));
     tab.resize(1000, 700);
     tab.show();
     sbw::TerminalWidget* widget = tab.terminal();
@@ -162,7 +163,9 @@ qint64 treeListMs(const std::shared_ptr<sbw::SftpClient>& sftp)
         fail(QStringLiteral("the tree never finished loading the folder"));
     const qint64 ms = timer.elapsed();
     if (pane.model()->rowCount() != kFolderEntries)
-        fail(QStringLiteral("the tree shows %1 entries, not %2").arg(pane.model()->rowCount()).arg(kFolderEntries));
+        fail(QStringLiteral("the tree shows %1 entries, not %2")
+                 .arg(pane.model()->rowCount())
+                 .arg(kFolderEntries));
     return ms;
 }
 
@@ -176,16 +179,21 @@ void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, i
         fail(session.error().message);
 
     // A 10 MB text file of numbered 100-byte lines ending in kLastLine, and the folder.
-    guestRun(*session.value(),
-             "mkdir -p " + kFolder + " && cd " + kFolder + " && seq -f 'f%05g' 1 "
-                 + QByteArray::number(kFolderEntries) + " | xargs touch && "
-                 "python3 -c \"import sys\n"
-                 "line = lambda i: ('line %07d ' % i).ljust(99, 'x') + '\\\\n'\n"
-                 "n = " + QByteArray::number(kFileBytes / 100 - 1) + "\n"
-                 "sys.stdout.write(''.join(line(i) for i in range(n)))\n"
-                 "sys.stdout.write('" + kLastLine.toUtf8() + "'.ljust(99, '-') + '\\\\n')\" > " + kBigFile);
-    guestRun(*session.value(), "test $(stat -c %s " + kBigFile + ") -eq " + QByteArray::number(kFileBytes)
-                                   + " && cat " + kBigFile + " > /dev/null");
+    guestRun(*session.value(), "mkdir -p " + kFolder + " && cd " + kFolder +
+                                   " && seq -f 'f%05g' 1 " + QByteArray::number(kFolderEntries) +
+                                   " | xargs touch && "
+                                   "python3 -c \"import sys\n"
+                                   "line = lambda i: ('line %07d ' % i).ljust(99, 'x') + '\\\\n'\n"
+                                   "n = " +
+                                   QByteArray::number(kFileBytes / 100 - 1) +
+                                   "\n"
+                                   "sys.stdout.write(''.join(line(i) for i in range(n)))\n"
+                                   "sys.stdout.write('" +
+                                   kLastLine.toUtf8() + "'.ljust(99, '-') + '\\\\n')\" > " +
+                                   kBigFile);
+    guestRun(*session.value(), "test $(stat -c %s " + kBigFile + ") -eq " +
+                                   QByteArray::number(kFileBytes) + " && cat " + kBigFile +
+                                   " > /dev/null");
 
     std::vector<qint64> catMs;
     std::vector<qint64> catCpuMs;
@@ -202,14 +210,16 @@ void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, i
         }
     }
     const sbw::WorkspaceRecord& record = workspace.record();
-    const auto socketPath = sbw::test::channelSocketPath(connection.handle(), record.domainName, record.sshPort);
+    const auto socketPath =
+        sbw::test::channelSocketPath(connection.handle(), record.domainName, record.sshPort);
     if (!socketPath)
         fail(socketPath.error().message);
     session.value().reset();
     workspace.closeSession();
 
     QTemporaryDir dir;
-    const auto plain = sbw::test::PlainSshClient::create(socketPath.value(), record.hostKey, dir.path());
+    const auto plain =
+        sbw::test::PlainSshClient::create(socketPath.value(), record.hostKey, dir.path());
     if (!plain)
         fail(plain.error().message);
     const auto ms = [](const sbw::Expected<qint64>& measured) {
@@ -229,7 +239,8 @@ void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, i
 
     const qint64 tab = median(catMs), sshCat = median(sshCatMs), sshConnect = median(sshConnectMs);
     const qint64 sshPtyCat = median(sshPtyCatMs);
-    const qint64 list = median(listMs), sftpList = median(sftpListMs), sftpConnect = median(sftpConnectMs);
+    const qint64 list = median(listMs), sftpList = median(sftpListMs),
+                 sftpConnect = median(sftpConnectMs);
     const qint64 sshTransfer = std::max<qint64>(1, sshCat - sshConnect);
     const qint64 sftpTransfer = std::max<qint64>(1, sftpList - sftpConnect);
     std::printf("medians of %d, %s\n", repetitions,
@@ -252,8 +263,10 @@ void measure(sbw::HypervisorConnection& connection, sbw::Workspace& workspace, i
                 double(sshCat) / double(std::max<qint64>(1, tab)),
                 double(sshTransfer) / double(std::max<qint64>(1, tab)));
     std::printf("list a folder of %d entries:\n", kFolderEntries);
-    std::printf("  file tree (until loaded):                  %6lld ms\n", static_cast<long long>(list));
-    std::printf("  sftp ls -1:                                %6lld ms  (handshake %lld ms; without it %lld ms)\n",
+    std::printf("  file tree (until loaded):                  %6lld ms\n",
+                static_cast<long long>(list));
+    std::printf("  sftp ls -1:                                %6lld ms  (handshake %lld ms; "
+                "without it %lld ms)\n",
                 static_cast<long long>(sftpList), static_cast<long long>(sftpConnect),
                 static_cast<long long>(sftpTransfer));
     std::printf("  ratio (speed) tree/sftp: %.2f; without the handshake: %.2f (target >= 0.5)\n",
@@ -273,8 +286,7 @@ int main(int argc, char* argv[])
     const int repetitions = argc > 1 ? std::max(1, atoi(argv[1])) : 3;
 
     sbw::HypervisorConnection connection(sbw::test::guestUri());
-    return sbw::test::measureOnNewWorkspace(connection, QStringLiteral("bench-term"), "bench_terminal_files",
-                                            [&](sbw::Workspace& workspace) {
-                                                measure(connection, workspace, repetitions);
-                                            });
+    return sbw::test::measureOnNewWorkspace(
+        connection, QStringLiteral("bench-term"), "bench_terminal_files",
+        [&](sbw::Workspace& workspace) { measure(connection, workspace, repetitions); });
 }

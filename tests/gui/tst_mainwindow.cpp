@@ -1,31 +1,42 @@
 // The main window without a guest: menus and shortcuts, the connection in the status bar, a
-// failed run shown as text (no dialog), closing during a run waiting for its clean-up, and every
+// failed run shown as text (no dialog), closing during a run waiting for its clean-up, every
 // combination of the View menu's docks fitting a 1280x800 screen (saved as
-// $SBW_SCREENSHOT_DIR/mainwindow-docks.png and mainwindow-docks-log.png when that variable is set).
+// $SBW_SCREENSHOT_DIR/mainwindow-docks.png and mainwindow-docks-log.png when that variable is set),
+// column headers whole at the window's minimum size, and what the next window remembers (size,
+// docks, splitters, the run's image and limits; New Workspace's choices) in a temporary QSettings.
 
+#include "TemporarySettings.h"
 #include "agents/AgentsPane.h"
 #include "approval/ApprovalQueue.h"
 #include "approval/ApprovalQueuePane.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/LibvirtEventLoop.h"
+#include "run/RunLimitsEditor.h"
 #include "run/RunPane.h"
 #include "widgets/OutputView.h"
 #include "window/ConnectionStatusLabel.h"
 #include "window/MainWindow.h"
 #include "workbench/Workbench.h"
+#include "workspace/NewWorkspaceDialog.h"
 #include "workspace/WorkspaceManager.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QDockWidget>
 #include <QFontMetricsF>
+#include <QHeaderView>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTcpServer>
+#include <QTreeWidget>
 #include <QtTest>
 
 using namespace sbw;
@@ -64,6 +75,31 @@ bool columnsLineUp(const QFont& font)
     return cell > 0;
 }
 
+/// The visible sections of `header` narrower than their text and the header's margins (which
+/// the style then elides), as "text: size < needed".
+QStringList cutHeaders(const QHeaderView* header)
+{
+    const int margins = 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+    QStringList cut;
+    for (int section = 0; section < header->count(); ++section) {
+        if (header->isSectionHidden(section))
+            continue;
+        const QString text = header->model()->headerData(section, header->orientation()).toString();
+        const int needed = header->fontMetrics().horizontalAdvance(text) + margins;
+        if (header->sectionSize(section) < needed)
+            cut << QStringLiteral("%1: %2 < %3")
+                       .arg(text)
+                       .arg(header->sectionSize(section))
+                       .arg(needed);
+    }
+    return cut;
+}
+
+QDockWidget* dock(QMainWindow& window, const char* name)
+{
+    return window.findChild<QDockWidget*>(QLatin1String(name));
+}
+
 bool anyDialogVisible()
 {
     for (QWidget* widget : QApplication::topLevelWidgets()) {
@@ -80,6 +116,7 @@ class TestMainWindow : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void init();
     void hasMenusAndShortcuts();
     void statusBarShowsConnectionAndAccelerator();
     void statusBarShowsUnreachableDaemon();
@@ -89,7 +126,19 @@ private Q_SLOTS:
     void closeDuringRunWaitsForCleanup();
     void everyDockFits1280x800();
     void sessionsGetTheirWidthBackWhenDocksClose();
+    void headersAreWholeAtTheMinimumSize();
+    void layoutIsRestoredByTheNextWindow();
+    void runImageAndLimitsAreRestored();
+    void newWorkspaceStartsNowAndRemembersItsChoices();
+
+private:
+    test::TemporarySettings m_settings; ///< never the person's settings
 };
+
+void TestMainWindow::init()
+{
+    m_settings.clear(); // each case starts as a first window does
+}
 
 void TestMainWindow::hasMenusAndShortcuts()
 {
@@ -324,6 +373,160 @@ void TestMainWindow::sessionsGetTheirWidthBackWhenDocksClose()
     approvals->hide();
     agents->hide();
     QTRY_COMPARE(sessions->width(), width);
+}
+
+void TestMainWindow::headersAreWholeAtTheMinimumSize()
+{
+    HypervisorConnection connection(QStringLiteral("test:///default"));
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    ActionRequest request; // shows the Approvals dock
+    request.sandbox = QStringLiteral("a-workspace-with-a-rather-long-name");
+    request.actor = {Actor::Kind::Agent, QStringLiteral("an-agent-client-with-a-long-name/1.2.3")};
+    request.command = QStringLiteral("ls -l /tmp");
+    window.approvalQueue()->enqueue(request, [](const GateDecision&) {});
+    QDockWidget* approvals = dock(window, "approvalDock");
+    QDockWidget* agents = dock(window, "agentsDock");
+    QVERIFY(approvals->isVisible());
+    agents->show();
+    QHeaderView* approvalHeader = approvals->findChild<QTreeWidget*>()->header();
+    QHeaderView* agentsHeader = agents->findChild<QTableWidget*>()->horizontalHeader();
+
+    // The columns a narrow dock shows, then every column (the headers' context menus).
+    for (const bool everyColumn : {false, true}) {
+        if (everyColumn) {
+            for (QHeaderView* header : {approvalHeader, agentsHeader}) {
+                for (QAction* column : header->actions()) {
+                    if (!column->isChecked())
+                        column->trigger();
+                }
+            }
+        }
+        window.resize(1, 1); // the window's minimum size
+        window.resizeDocks({approvals, agents}, {1, 1}, Qt::Horizontal);
+        QTRY_COMPARE(window.size(), window.minimumSize());
+        QTRY_VERIFY2(cutHeaders(approvalHeader).isEmpty(),
+                     qPrintable(cutHeaders(approvalHeader).join(QStringLiteral(", "))));
+        QTRY_VERIFY2(cutHeaders(agentsHeader).isEmpty(),
+                     qPrintable(cutHeaders(agentsHeader).join(QStringLiteral(", "))));
+    }
+    QCOMPARE(approvalHeader->count() - approvalHeader->hiddenSectionCount(), 5);
+    QCOMPARE(agentsHeader->count() - agentsHeader->hiddenSectionCount(), 5);
+    QVERIFY2(window.minimumSize().width() <= 1280 && window.minimumSize().height() <= 800,
+             qPrintable(QStringLiteral("%1x%2")
+                            .arg(window.minimumSize().width())
+                            .arg(window.minimumSize().height())));
+}
+
+void TestMainWindow::layoutIsRestoredByTheNextWindow()
+{
+    HypervisorConnection connection(QStringLiteral("test:///default"));
+    Workbench workbench(&connection);
+    QList<int> editorAndOutput;
+    int agentsWidth = 0;
+    {
+        MainWindow window(&workbench);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.resize(1210, 780);
+        dock(window, "commandLogDock")->show();
+        QDockWidget* agents = dock(window, "agentsDock");
+        agents->show();
+        window.resizeDocks({agents}, {300}, Qt::Horizontal);
+        QTRY_VERIFY(std::abs(agents->width() - 300) <= 8);
+        auto* split = window.findChild<QSplitter*>(QStringLiteral("runSplitter"));
+        const int total = split->sizes().value(0) + split->sizes().value(1);
+        split->setSizes({total / 5, total - total / 5});
+        editorAndOutput = split->sizes();
+        QCoreApplication::sendPostedEvents(); // the layouts settle: what the window closes with
+        agentsWidth = agents->width();
+        QVERIFY(window.close());
+    }
+    MainWindow window(&workbench);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.size(), QSize(1210, 780));
+    QVERIFY(dock(window, "commandLogDock")->isVisible());
+    QVERIFY(dock(window, "agentsDock")->isVisible());
+    QVERIFY(!dock(window, "resourceDock")->isVisible());
+    QVERIFY(!dock(window, "approvalDock")->isVisible());
+    QTRY_COMPARE(dock(window, "agentsDock")->width(), agentsWidth);
+    QTRY_COMPARE(window.findChild<QSplitter*>(QStringLiteral("runSplitter"))->sizes(),
+                 editorAndOutput);
+}
+
+void TestMainWindow::runImageAndLimitsAreRestored()
+{
+    HypervisorConnection connection(QStringLiteral("test:///default"));
+    Workbench workbench(&connection);
+    {
+        MainWindow window(&workbench);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        RunPane* pane = window.runPane();
+        pane->setLanguage(Language::Shell);
+        pane->setImage(QStringLiteral("python-data"));
+        pane->setTimeout(std::chrono::seconds(30));
+        RunLimitsEditor* limits = pane->limitsEditor();
+        limits->findChild<QSpinBox*>(QStringLiteral("vcpusBox"))->setValue(1);
+        limits->findChild<QSpinBox*>(QStringLiteral("memoryBox"))->setValue(768);
+        limits->findChild<QSpinBox*>(QStringLiteral("diskBox"))->setValue(6);
+        limits->findChild<QSpinBox*>(QStringLiteral("cpuShareBox"))->setValue(50);
+        limits->findChild<QSpinBox*>(QStringLiteral("lifetimeBox"))->setValue(120);
+        limits->findChild<QSpinBox*>(QStringLiteral("outputCapBox"))->setValue(2);
+        QVERIFY(window.close());
+    }
+    MainWindow window(&workbench);
+    const RunOptions options = window.runPane()->runOptions();
+    QCOMPARE(options.language, Language::Shell);
+    QCOMPARE(window.runPane()->script(), QStringLiteral("echo \"Hello from the sandbox\"\n"));
+    QCOMPARE(options.sandbox.recipe, QStringLiteral("python-data"));
+    QCOMPARE(options.timeout, std::chrono::seconds(30));
+    QCOMPARE(options.sandbox.vcpus, 1);
+    QCOMPARE(options.sandbox.memoryMiB, 768);
+    QCOMPARE(options.sandbox.diskGiB, 6);
+    QCOMPARE(options.sandbox.cpuSharePercent, 50);
+    QCOMPARE(options.lifetime, std::chrono::seconds(120));
+    QCOMPARE(options.outputCapBytes, qint64(2) << 20);
+}
+
+void TestMainWindow::newWorkspaceStartsNowAndRemembersItsChoices()
+{
+    {
+        NewWorkspaceDialog dialog;
+        auto* startNow = dialog.findChild<QCheckBox*>(QStringLiteral("startNowBox"));
+        QVERIFY(startNow);
+        QCOMPARE(startNow->text(), QStringLiteral("&Start it now"));
+        QVERIFY(startNow->isChecked());
+        QVERIFY(dialog.startNow());
+        QCOMPARE(dialog.settings().memoryMiB, WorkspaceSettings{}.memoryMiB);
+        dialog.findChild<QLineEdit*>(QStringLiteral("nameEdit"))
+            ->setText(QStringLiteral("agent-1"));
+        dialog.findChild<QComboBox*>(QStringLiteral("imageBox"))
+            ->setCurrentIndex(dialog.findChild<QComboBox*>(QStringLiteral("imageBox"))
+                                  ->findData(QStringLiteral("python-data")));
+        dialog.findChild<QSpinBox*>(QStringLiteral("vcpusBox"))->setValue(2);
+        dialog.findChild<QSpinBox*>(QStringLiteral("memoryBox"))->setValue(1024);
+        dialog.findChild<QSpinBox*>(QStringLiteral("diskBox"))->setValue(8);
+        dialog.findChild<QSpinBox*>(QStringLiteral("cpuShareBox"))->setValue(150);
+        auto* network = dialog.findChild<QComboBox*>(QStringLiteral("networkBox"));
+        network->setCurrentIndex(network->findData(QStringLiteral("nat")));
+        startNow->setChecked(false);
+        dialog.accept();
+    }
+    // The next dialog offers the same image and limits, a new name, and starts now again.
+    NewWorkspaceDialog dialog;
+    QCOMPARE(dialog.name(), QString());
+    QVERIFY(dialog.startNow());
+    const WorkspaceSettings settings = dialog.settings();
+    QCOMPARE(settings.recipe, QStringLiteral("python-data"));
+    QCOMPARE(settings.vcpus, 2);
+    QCOMPARE(settings.memoryMiB, 1024);
+    QCOMPARE(settings.diskGiB, 8);
+    QCOMPARE(settings.cpuSharePercent, 150);
+    QCOMPARE(settings.network, WorkspaceNetwork::Nat);
 }
 
 // Not QTEST_MAIN: libvirt's event loop needs prepareProcess() before the application exists

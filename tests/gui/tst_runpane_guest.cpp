@@ -3,6 +3,7 @@
 // is left behind. Needs a running
 // libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
+#include "TemporarySettings.h"
 #include "TestEnvironment.h"
 #include "base/DataPaths.h"
 #include "hypervisor/ConnectionUri.h"
@@ -20,12 +21,12 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
-#include <QTableView>
-#include <QTemporaryDir>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTableView>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
 
@@ -54,6 +55,7 @@ private:
     void verifyRunRemoved(const RunResult& result);
 
     QString m_uri;
+    test::TemporarySettings m_settings; ///< the windows' layouts and choices, never the person's
 };
 
 void TestRunPaneGuest::initTestCase()

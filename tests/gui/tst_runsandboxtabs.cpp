@@ -7,6 +7,7 @@
 // run-files-preview.png and run-terminal-ended.png there.
 // Needs a running libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
+#include "TemporarySettings.h"
 #include "TestEnvironment.h"
 #include "files/FilePreview.h"
 #include "files/FileTreeModel.h"
@@ -15,8 +16,8 @@
 #include "hypervisor/ConnectionUri.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/LibvirtEventLoop.h"
-#include "run/RunPane.h"
 #include "run/RunGuestTab.h"
+#include "run/RunPane.h"
 #include "terminal/TerminalTab.h"
 #include "terminal/TerminalTabs.h"
 #include "terminal/TerminalWidget.h"
@@ -100,6 +101,7 @@ private:
     std::unique_ptr<MainWindow> m_window;
     RunPane* m_pane = nullptr;
     QTemporaryDir m_host;
+    test::TemporarySettings m_settings; ///< the windows' layouts and choices, never the person's
 };
 
 void TestRunSandboxTabs::initTestCase()

@@ -53,6 +53,11 @@ private Q_SLOTS:
         }
         QProcess window;
         window.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        // The closing window keeps its layout in QSettings: in this folder, not the person's.
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("XDG_CONFIG_HOME"),
+                           dir.filePath(QStringLiteral("config")));
+        window.setProcessEnvironment(environment);
         window.start(QStringLiteral(SBW_GUI_BINARY), {QStringLiteral("--connect"), uri, QStringLiteral("--script"),
                                                       script, QStringLiteral("--run")});
         QVERIFY(window.waitForStarted());

@@ -11,6 +11,7 @@
 // only defined.
 // Needs a running libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
+#include "TemporarySettings.h"
 #include "files/FileTreeModel.h"
 #include "files/FileTreePane.h"
 #include "files/WorkspaceFilesPage.h"
@@ -40,6 +41,7 @@
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDockWidget>
@@ -56,6 +58,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <QToolButton>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QtTest>
@@ -86,6 +89,7 @@ private Q_SLOTS:
     void commandLimitIsNamedInPaneAndLog();
     void settingsDialogVariablesReachCommandsMasked();
     void newWorkspaceDialogSettingsReachTheDomain();
+    void newWorkspaceStartsNowUnlessTurnedOff();
     void pauseAndResumeFromActions();
     void checkpointAppearsInTimeline();
     void outputFromBeforeARevertIsMarked();
@@ -113,6 +117,7 @@ private:
     std::unique_ptr<HypervisorConnection> m_connection;
     std::unique_ptr<Workbench> m_workbench; ///< outlives the window, as in the program
     std::unique_ptr<MainWindow> m_window;
+    test::TemporarySettings m_settings; ///< the windows' layouts and choices, never the person's
 };
 
 void TestWorkspacePane::initTestCase()
@@ -459,6 +464,60 @@ void TestWorkspacePane::newWorkspaceDialogSettingsReachTheDomain()
     QTRY_COMPARE_WITH_TIMEOUT(m_window->workspacePane()->workspace(), m_name, 10000);
 }
 
+void TestWorkspacePane::newWorkspaceStartsNowUnlessTurnedOff()
+{
+    WorkspaceActions* actions = m_window->workspaceActions();
+    WorkspaceManager* manager = m_window->workspaceManager();
+    const auto kindsLogged = [this](const QString& workspace) {
+        LogFilter filter;
+        filter.sandbox = workspace;
+        QStringList kinds;
+        for (const ActionRecord& row : m_window->commandLog()->rows(filter).value())
+            kinds.prepend(actionKindName(row.kind)); // the log lists newest first
+        return kinds;
+    };
+    for (const bool startNow : {false, true}) {
+        NewWorkspaceDialog dialog;
+        auto* box = dialog.findChild<QCheckBox*>(QStringLiteral("startNowBox"));
+        QVERIFY(box->isChecked()); // on by default
+        box->setChecked(startNow);
+        const QString name = m_name + (startNow ? QStringLiteral("-now") : QStringLiteral("-off"));
+        dialog.findChild<QLineEdit*>(QStringLiteral("nameEdit"))->setText(name);
+        dialog.findChild<QSpinBox*>(QStringLiteral("memoryBox"))->setValue(256);
+        QSignalSpy finished(actions, &WorkspaceActions::operationFinished);
+        actions->create(dialog.name(), dialog.settings(), dialog.startNow());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), startNow ? 2 : 1, kCommandTimeoutMs);
+        QStringList reports;
+        for (const QList<QVariant>& signal : finished) {
+            const auto report = signal.at(0).value<OperationReport>();
+            QVERIFY2(report.result.ok(),
+                     qPrintable(report.result.ok() ? QString() : report.result.error().message));
+            QCOMPARE(report.workspace, name);
+            reports << report.what;
+        }
+        if (startNow) {
+            QCOMPARE(reports, (QStringList{QStringLiteral("Create"), QStringLiteral("Start")}));
+            QTRY_COMPARE_WITH_TIMEOUT(manager->state(name), WorkspaceState::Running,
+                                      kBootTimeoutMs);
+            QCOMPARE(kindsLogged(name),
+                     (QStringList{QStringLiteral("create"), QStringLiteral("start")}));
+        } else {
+            // Nothing else was begun for it: it is not busy, shut off, and its only row is the
+            // create.
+            QCOMPARE(reports, QStringList{QStringLiteral("Create")});
+            QVERIFY(!actions->isBusy(name));
+            QCOMPARE(manager->state(name), WorkspaceState::Stopped);
+            QCOMPARE(kindsLogged(name), QStringList{QStringLiteral("create")});
+        }
+        auto created = Workspace::open(*m_connection, name);
+        QVERIFY(created.ok());
+        QVERIFY(created.value()->remove().ok());
+    }
+    QVERIFY(manager->refresh().ok());
+    m_window->sessionList()->select(m_name);
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->workspacePane()->workspace(), m_name, 10000);
+}
+
 void TestWorkspacePane::pauseAndResumeFromActions()
 {
     WorkspaceActions* actions = m_window->workspaceActions();
@@ -593,8 +652,19 @@ void TestWorkspacePane::terminalTabRunsAShellAndRecordsIt()
     TerminalTab* tab = tabs->tab(0);
     QTest::keyClicks(tab->terminal(), QStringLiteral("echo term-$((6*7)) $TERM"));
     QTest::keyClick(tab->terminal(), Qt::Key_Return);
-    QTRY_VERIFY_WITH_TIMEOUT(
-        tab->terminal()->screenText().contains(QStringLiteral("term-42 xterm-256color")), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("term-42 xterm-256color")),
+                             30000);
+    // New Terminal beside the tabs is whole: the tab bar does not squeeze it below its size.
+    auto* corner = tabs->findChild<QToolButton*>(QStringLiteral("newTerminalCornerButton"));
+    QVERIFY(corner && corner->isVisible());
+    QCOMPARE(corner->text(), QStringLiteral("New Terminal"));
+    QVERIFY2(corner->height() >= corner->sizeHint().height() &&
+                 corner->width() >= corner->sizeHint().width(),
+             qPrintable(QStringLiteral("%1x%2 < %3x%4")
+                            .arg(corner->width())
+                            .arg(corner->height())
+                            .arg(corner->sizeHint().width())
+                            .arg(corner->sizeHint().height())));
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
         m_window->grab().save(QString::fromLocal8Bit(dir) +
                               QStringLiteral("/workspace-terminal.png"));

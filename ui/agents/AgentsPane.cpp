@@ -3,6 +3,7 @@
 #include "base/VisibleText.h"
 #include "mcp/McpHttpTransport.h"
 #include "mcp/McpServer.h"
+#include "widgets/WholeHeaders.h"
 
 #include <QAction>
 #include <QApplication>
@@ -106,9 +107,13 @@ AgentsPane::AgentsPane(McpServer* server, McpHttpTransport* transport, QByteArra
         header->setSectionHidden(column, true);
         auto* toggle = new QAction(m_clients->horizontalHeaderItem(column)->text(), header);
         toggle->setCheckable(true);
-        connect(toggle, &QAction::toggled, header, [header, column](bool on) { header->setSectionHidden(column, !on); });
+        connect(toggle, &QAction::toggled, header, [this, header, column](bool on) {
+            header->setSectionHidden(column, !on);
+            keepHeadersWhole(m_clients, header);
+        });
         header->addAction(toggle);
     }
+    keepHeadersWhole(m_clients, header);
     m_clients->setMinimumHeight(header->sizeHint().height() + fontMetrics().lineSpacing() * 3);
     m_disconnect->setEnabled(false);
     connect(m_clients, &QTableWidget::itemSelectionChanged, this,
@@ -135,6 +140,7 @@ AgentsPane::AgentsPane(McpServer* server, McpHttpTransport* transport, QByteArra
     clientsLayout->addWidget(m_clients, 1);
     clientsLayout->addWidget(m_disconnect, 0, Qt::AlignLeft);
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("agentsSplitter")); // its sizes are kept (MainWindow)
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(settingsScroll);
     splitter->addWidget(clients);

@@ -6,6 +6,7 @@
 #include "base/VisibleText.h"
 #include "run/RunInputFiles.h"
 #include "widgets/MonospaceFont.h"
+#include "widgets/WholeHeaders.h"
 
 #include <QAction>
 #include <QApplication>
@@ -97,7 +98,10 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
         auto* toggle = new QAction(m_list->headerItem()->text(column), header);
         toggle->setCheckable(true);
         toggle->setChecked(!header->isSectionHidden(column));
-        connect(toggle, &QAction::toggled, header, [header, column](bool on) { header->setSectionHidden(column, !on); });
+        connect(toggle, &QAction::toggled, header, [this, header, column](bool on) {
+            header->setSectionHidden(column, !on);
+            keepHeadersWhole(m_list, header);
+        });
         header->addAction(toggle);
     }
     fitColumns();
@@ -121,6 +125,7 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     buttons->addWidget(m_edit);
     buttons->addWidget(m_approve);
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("approvalSplitter")); // its sizes are kept (MainWindow)
     splitter->addWidget(m_list);
     splitter->addWidget(m_detail);
     splitter->setChildrenCollapsible(false);
@@ -380,6 +385,7 @@ void ApprovalQueuePane::fitColumns()
     m_list->resizeColumnToContents(Who);
     if (m_list->columnWidth(Who) > cap)
         m_list->setColumnWidth(Who, cap);
+    keepHeadersWhole(m_list, m_list->header());
 }
 
 void ApprovalQueuePane::updateButtons()

@@ -105,6 +105,8 @@ CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
     m_detail->setPlaceholderText(tr("Select a row to see its whole command and output."));
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(
+        QStringLiteral("commandLogSplitter")); // its sizes are kept (MainWindow)
     splitter->addWidget(m_table);
     splitter->addWidget(m_detail);
     splitter->setChildrenCollapsible(false);

@@ -19,6 +19,8 @@ RunHistory::RunHistory(QWidget* parent)
     scroll->setWidgetResizable(true);
     scroll->setWidget(m_artifacts);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->setObjectName(
+        QStringLiteral("runHistorySplitter")); // its sizes are kept (MainWindow)
     splitter->addWidget(m_list);
     splitter->addWidget(scroll);
     splitter->setStretchFactor(0, 1);

@@ -2,6 +2,7 @@
 
 #include <QGridLayout>
 #include <QLabel>
+#include <QSettings>
 #include <QSpinBox>
 
 namespace sbw {
@@ -85,6 +86,28 @@ void RunLimitsEditor::setFrom(const RunOptions& options)
     m_cpuShare->setValue(options.sandbox.cpuSharePercent);
     m_lifetime->setValue(int(options.lifetime.count()));
     m_outputCap->setValue(int(options.outputCapBytes >> 20));
+}
+
+QList<QSpinBox*> RunLimitsEditor::boxes() const
+{
+    // vCPUs first: they set the CPU share's maximum.
+    return {m_vcpus, m_memory, m_disk, m_cpuShare, m_lifetime, m_outputCap};
+}
+
+void RunLimitsEditor::save(QSettings& settings) const
+{
+    for (const QSpinBox* box : boxes())
+        settings.setValue(box->objectName(), box->value());
+}
+
+void RunLimitsEditor::restore(const QSettings& settings)
+{
+    for (QSpinBox* box : boxes()) {
+        bool ok = false;
+        const int value = settings.value(box->objectName()).toInt(&ok);
+        if (ok)
+            box->setValue(value); // clamped to the box's range
+    }
 }
 
 } // namespace sbw

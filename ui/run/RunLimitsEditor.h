@@ -4,6 +4,7 @@
 
 #include <QWidget>
 
+class QSettings;
 class QSpinBox;
 
 namespace sbw {
@@ -24,8 +25,14 @@ public:
     void applyTo(RunOptions& options) const;
     /// Shows the limits of `options` (values out of a box's range are clamped).
     void setFrom(const RunOptions& options);
+    /// Keeps the limits shown in `settings` (one key per box in its current group), and shows
+    /// the ones kept there; limits not kept keep their values.
+    void save(QSettings& settings) const;
+    void restore(const QSettings& settings);
 
 private:
+    QList<QSpinBox*> boxes() const;
+
     QSpinBox* m_vcpus;
     QSpinBox* m_memory;
     QSpinBox* m_disk;

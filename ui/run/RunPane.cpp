@@ -8,9 +8,9 @@
 #include "image/ImageTemplateBox.h"
 #include "run/ArtifactsView.h"
 #include "run/InputFilesList.h"
+#include "run/RunGuestTab.h"
 #include "run/RunHistory.h"
 #include "run/RunLimitsEditor.h"
-#include "run/RunGuestTab.h"
 #include "terminal/TerminalTabs.h"
 #include "widgets/MonospaceFont.h"
 #include "widgets/OutputView.h"
@@ -19,22 +19,22 @@
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QMimeData>
-#include <QScrollArea>
 #include <QFile>
 #include <QFileInfo>
 #include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
 #include <QVBoxLayout>
-
 #include <thread>
 
 namespace sbw {
@@ -297,6 +297,36 @@ QString RunPane::image() const
 void RunPane::setImage(const QString& recipe)
 {
     m_imageBox->setCurrentRecipe(recipe);
+}
+
+void RunPane::saveSettings(QSettings& settings) const
+{
+    settings.beginGroup(QStringLiteral("run"));
+    settings.setValue(QStringLiteral("language"), int(language()));
+    settings.setValue(QStringLiteral("image"), image());
+    settings.setValue(QStringLiteral("timeout"), m_timeoutBox->value());
+    settings.beginGroup(QStringLiteral("limits"));
+    m_limits->save(settings);
+    settings.endGroup();
+    settings.endGroup();
+}
+
+void RunPane::restoreSettings(QSettings& settings)
+{
+    settings.beginGroup(QStringLiteral("run"));
+    bool ok = false;
+    if (const int language = settings.value(QStringLiteral("language")).toInt(&ok);
+        ok && m_languageBox->findData(language) >= 0)
+        setLanguage(Language(language));
+    if (const QString recipe = settings.value(QStringLiteral("image")).toString();
+        m_imageBox->findData(recipe) >= 0)
+        setImage(recipe);
+    if (const int seconds = settings.value(QStringLiteral("timeout")).toInt(&ok); ok)
+        m_timeoutBox->setValue(seconds);
+    settings.beginGroup(QStringLiteral("limits"));
+    m_limits->restore(settings);
+    settings.endGroup();
+    settings.endGroup();
 }
 
 Expected<void> RunPane::loadScript(const QString& path)

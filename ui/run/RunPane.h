@@ -18,6 +18,7 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QScrollArea;
+class QSettings;
 class QSplitter;
 class QTabWidget;
 
@@ -72,6 +73,12 @@ public:
     RunLimitsEditor* limitsEditor() const { return m_limits; }
     /// What run() starts: script, language, timeout, the limits, input files, the log.
     RunOptions runOptions() const;
+
+    /// Keeps the language, image template, timeout and limits in `settings` (group "run"), so
+    /// that the next window starts with what the last one ran with; restoreSettings() shows
+    /// them again (an image template that is gone is left out).
+    void saveSettings(QSettings& settings) const;
+    void restoreSettings(QSettings& settings);
 
     /// Reads a script file into the editor and picks the language from its name (".sh" and
     /// ".bash" → Shell, otherwise Python). Errors are readable sentences.

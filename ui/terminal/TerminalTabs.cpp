@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace sbw {
@@ -20,7 +21,14 @@ TerminalTabs::TerminalTabs(QString sandboxName, SessionProvider sessionProvider,
 {
     m_tabs->setTabsClosable(true);
     m_tabs->setDocumentMode(true);
-    auto* newButton = new QPushButton(tr("New Terminal"), this);
+    // A tab widget squeezes its corner widget to the tab bar's height, which clips a push
+    // button's frame and text; a flat tool button fits in it.
+    auto* newButton = new QToolButton(this);
+    newButton->setObjectName(QStringLiteral("newTerminalCornerButton"));
+    newButton->setText(tr("New Terminal"));
+    newButton->setIcon(QIcon::fromTheme(QStringLiteral("tab-new")));
+    newButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    newButton->setAutoRaise(true);
     newButton->setToolTip(tr("Open another login shell in the sandbox"));
     m_tabs->setCornerWidget(newButton, Qt::TopRightCorner);
     m_status->setTextFormat(Qt::PlainText);
@@ -43,7 +51,7 @@ TerminalTabs::TerminalTabs(QString sandboxName, SessionProvider sessionProvider,
     layout->addWidget(m_pages, 1);
     layout->addWidget(m_status);
 
-    connect(newButton, &QPushButton::clicked, this, &TerminalTabs::openTerminal);
+    connect(newButton, &QToolButton::clicked, this, &TerminalTabs::openTerminal);
     connect(offerButton, &QPushButton::clicked, this, &TerminalTabs::openTerminal);
     connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
         QWidget* page = m_tabs->widget(index);

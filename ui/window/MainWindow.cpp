@@ -35,21 +35,22 @@
 
 #include <QAction>
 #include <QCloseEvent>
-#include <QDockWidget>
-#include <QTemporaryDir>
-#include <QLabel>
-#include <QFile>
 #include <QDir>
+#include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
+#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QSettings>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QToolBar>
 
@@ -67,6 +68,13 @@ namespace {
 const QString kKeepReadySetting = QStringLiteral("run/keepMicroVmReady");
 /// The Sessions dock's first width: a workspace name of 40 characters with its state.
 constexpr int kSessionDockWidth = 360;
+/// QSettings keys of the window's layout: saveGeometry(), saveState() and, in the group, each
+/// named splitter's saveState() under its object name.
+const QString kGeometrySetting = QStringLiteral("window/geometry");
+const QString kStateSetting = QStringLiteral("window/state");
+const QString kSplitterGroup = QStringLiteral("window/splitters");
+/// Raised when the docks change so much that an old state would misplace them.
+constexpr int kStateVersion = 1;
 
 } // namespace
 
@@ -179,6 +187,7 @@ MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
     keepSessionDockWidth();
     updateActions();
     resize(1180, 760);
+    restoreLayout();
 
     m_connectionStatus->refresh();
     // Reattach: find the workspaces that outlived the last window, with their true states.
@@ -225,6 +234,34 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event)
             m_sessionDockWidth = m_sessionDock->width();
     }
     return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::restoreLayout()
+{
+    QSettings settings;
+    restoreGeometry(settings.value(kGeometrySetting).toByteArray());
+    restoreState(settings.value(kStateSetting).toByteArray(), kStateVersion);
+    settings.beginGroup(kSplitterGroup);
+    for (QSplitter* splitter : findChildren<QSplitter*>()) {
+        if (!splitter->objectName().isEmpty())
+            splitter->restoreState(settings.value(splitter->objectName()).toByteArray());
+    }
+    settings.endGroup();
+    m_runPane->restoreSettings(settings);
+}
+
+void MainWindow::saveLayout() const
+{
+    QSettings settings;
+    settings.setValue(kGeometrySetting, saveGeometry());
+    settings.setValue(kStateSetting, saveState(kStateVersion));
+    settings.beginGroup(kSplitterGroup);
+    for (const QSplitter* splitter : findChildren<QSplitter*>()) {
+        if (!splitter->objectName().isEmpty())
+            settings.setValue(splitter->objectName(), splitter->saveState());
+    }
+    settings.endGroup();
+    m_runPane->saveSettings(settings);
 }
 
 void MainWindow::createActions()
@@ -608,6 +645,7 @@ void MainWindow::onRunFinished(const RunResult&)
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     if (!m_runPane->isRunning()) {
+        saveLayout();
         event->accept();
         return;
     }

@@ -39,8 +39,12 @@ class WorkspacePane;
 /// The workbench window: the session list on the left (the ephemeral run and every
 /// workspace), the selected session's panes in the middle (the run pane; or for a workspace
 /// its commands and checkpoints, terminals, file tree and serial console), the resource graphs
-/// in a dock at the bottom, menus (File, Run, Workspace, Help), a toolbar with the workspace lifecycle actions
-/// and the connection with its accelerator in the status bar.
+/// in a dock at the bottom, menus (File, Run, Workspace, Help), a toolbar with the workspace
+/// lifecycle actions and the connection with its accelerator in the status bar.
+///
+/// The window keeps its size, its docks and toolbar (which are open, where, how big), the sizes
+/// of its named splitters and the run pane's settings (RunPane::saveSettings()) in QSettings
+/// when it closes, and shows them again when the next one opens.
 ///
 /// Closing the window during a run cancels the run, shows "Cleaning up…" and closes once the
 /// run's VM is destroyed, without blocking the GUI thread meanwhile. Workspaces are left as
@@ -98,6 +102,9 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    /// Shows the layout and run settings the last window kept; saveLayout() keeps them.
+    void restoreLayout();
+    void saveLayout() const;
     void createActions();
     void createMenus();
     void createToolBar();

@@ -2,20 +2,29 @@
 
 #include "image/ImageTemplateBox.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 
 namespace sbw {
+namespace {
+
+/// QSettings group of the last accepted dialog's image and limits.
+const QString kChoicesGroup = QStringLiteral("newWorkspace");
+
+} // namespace
 
 NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
     : QDialog(parent), m_name(new QLineEdit(this)), m_recipe(new ImageTemplateBox(this)),
       m_vcpus(new QSpinBox(this)), m_memory(new QSpinBox(this)), m_disk(new QSpinBox(this)),
-      m_cpuShare(new QSpinBox(this)), m_network(new QComboBox(this)), m_problem(new QLabel(this)),
+      m_cpuShare(new QSpinBox(this)), m_network(new QComboBox(this)),
+      m_startNow(new QCheckBox(tr("&Start it now"), this)), m_problem(new QLabel(this)),
       m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
 {
     setWindowTitle(tr("New Workspace"));
@@ -47,6 +56,11 @@ NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
     m_network->setObjectName(QStringLiteral("networkBox"));
     m_network->addItem(tr("None (no network interface)"), workspaceNetworkName(WorkspaceNetwork::None));
     m_network->addItem(tr("NAT (outgoing IPv4 connections and DNS)"), workspaceNetworkName(WorkspaceNetwork::Nat));
+    m_startNow->setObjectName(QStringLiteral("startNowBox"));
+    m_startNow->setChecked(true);
+    m_startNow->setToolTip(
+        tr("Boot the workspace as soon as it is made; otherwise it stays shut off"));
+    restoreChoices();
     m_problem->setStyleSheet(QStringLiteral("color: palette(highlight);"));
     m_problem->setWordWrap(true);
 
@@ -58,12 +72,48 @@ NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
     form->addRow(tr("&Disk size:"), m_disk);
     form->addRow(tr("CPU s&hare:"), m_cpuShare);
     form->addRow(tr("Net&work:"), m_network);
+    form->addRow(QString(), m_startNow);
     form->addRow(m_problem);
     form->addRow(m_buttons);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_name, &QLineEdit::textChanged, this, &NewWorkspaceDialog::validate);
     validate();
+}
+
+void NewWorkspaceDialog::restoreChoices()
+{
+    QSettings settings;
+    settings.beginGroup(kChoicesGroup);
+    if (const QString recipe = settings.value(QStringLiteral("image")).toString();
+        m_recipe->findData(recipe) >= 0)
+        m_recipe->setCurrentRecipe(recipe);
+    for (QSpinBox* box :
+         {m_vcpus, m_memory, m_disk, m_cpuShare}) { // vCPUs first: the CPU share's maximum
+        bool ok = false;
+        if (const int value = settings.value(box->objectName()).toInt(&ok); ok)
+            box->setValue(value);
+    }
+    if (const int network =
+            m_network->findData(settings.value(QStringLiteral("network")).toString());
+        network >= 0)
+        m_network->setCurrentIndex(network);
+}
+
+void NewWorkspaceDialog::accept()
+{
+    QSettings settings;
+    settings.beginGroup(kChoicesGroup);
+    settings.setValue(QStringLiteral("image"), m_recipe->currentRecipe());
+    for (const QSpinBox* box : {m_vcpus, m_memory, m_disk, m_cpuShare})
+        settings.setValue(box->objectName(), box->value());
+    settings.setValue(QStringLiteral("network"), m_network->currentData());
+    QDialog::accept();
+}
+
+bool NewWorkspaceDialog::startNow() const
+{
+    return m_startNow->isChecked();
 }
 
 void NewWorkspaceDialog::validate()

@@ -4,6 +4,7 @@
 
 #include <QDialog>
 
+class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
 class QLabel;
@@ -17,7 +18,9 @@ class ImageTemplateBox;
 /// Asks for what a new workspace is made of: name (checked with validateWorkspaceName() while
 /// typing), image recipe, vCPUs, memory (MiB), disk size (GiB), CPU share (percent of one host
 /// core for all vCPUs, 0 = no limit, at most 100 per vCPU) and network (none or NAT) — the
-/// settings of `sbw ws create`.
+/// settings of `sbw ws create` — and whether to start it at once ("Start it now", on unless
+/// turned off). The image and limits of the last accepted dialog are kept in QSettings (group
+/// "newWorkspace") and offered by the next one.
 class NewWorkspaceDialog : public QDialog
 {
     Q_OBJECT
@@ -27,9 +30,14 @@ public:
 
     QString name() const;
     WorkspaceSettings settings() const;
+    /// Whether the workspace is to be started once it is made.
+    bool startNow() const;
+
+    void accept() override;
 
 private:
     void validate();
+    void restoreChoices();
 
     QLineEdit* m_name;
     ImageTemplateBox* m_recipe;
@@ -38,6 +46,7 @@ private:
     QSpinBox* m_disk;
     QSpinBox* m_cpuShare;
     QComboBox* m_network;
+    QCheckBox* m_startNow;
     QLabel* m_problem;
     QDialogButtonBox* m_buttons;
 };

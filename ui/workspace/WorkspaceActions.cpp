@@ -49,8 +49,7 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
                           tr("Delete the workspace with its disk and checkpoints"));
 
     connect(m_new, &QAction::triggered, this, &WorkspaceActions::createWorkspace);
-    connect(m_start, &QAction::triggered, this,
-            [this] { run(tr("Start"), ActionKind::Start, {}, [](Workspace& w) { return w.start(); }); });
+    connect(m_start, &QAction::triggered, this, [this] { startWorkspace(m_current); });
     connect(m_stop, &QAction::triggered, this, &WorkspaceActions::stopWorkspace);
     connect(m_pause, &QAction::triggered, this,
             [this] { run(tr("Pause"), ActionKind::Pause, {}, [](Workspace& w) { return w.pause(); }); });
@@ -121,7 +120,7 @@ void WorkspaceActions::run(const QString& what, ActionKind kind, const QString& 
     logged.kind = kind;
     logged.command = detail;
     runTask(
-        what,
+        m_current, what,
         [operation = std::move(operation), log = m_log, logged](Workspace& workspace) {
             LoggedAction action(log, logged);
             auto outcome = operation(workspace);
@@ -131,13 +130,29 @@ void WorkspaceActions::run(const QString& what, ActionKind kind, const QString& 
         changesCheckpoints);
 }
 
+void WorkspaceActions::startWorkspace(const QString& name)
+{
+    ActionStart logged;
+    logged.sandbox = name;
+    logged.kind = ActionKind::Start;
+    runTask(
+        name, tr("Start"),
+        [log = m_log, logged](Workspace& workspace) {
+            LoggedAction action(log, logged);
+            auto started = workspace.start();
+            action.finish(LoggedAction::endOf(started));
+            return OperationReport{{}, {}, started, {}, false};
+        },
+        false);
+}
+
 void WorkspaceActions::stopWorkspace()
 {
     ActionStart logged;
     logged.sandbox = m_current;
     logged.kind = ActionKind::Stop;
     runTask(
-        tr("Stop"),
+        m_current, tr("Stop"),
         [log = m_log, logged](Workspace& workspace) {
             LoggedAction action(log, logged);
             const auto stopped = workspace.stop();
@@ -150,10 +165,10 @@ void WorkspaceActions::stopWorkspace()
         false);
 }
 
-void WorkspaceActions::runTask(const QString& what, std::function<OperationReport(Workspace&)> task,
+void WorkspaceActions::runTask(const QString& name, const QString& what,
+                               std::function<OperationReport(Workspace&)> task,
                                bool changesCheckpoints)
 {
-    const QString name = m_current;
     const std::shared_ptr<Workspace> workspace = m_manager->workspace(name);
     if (!workspace || m_busy.contains(name))
         return;
@@ -180,12 +195,11 @@ void WorkspaceActions::createWorkspace()
         return;
     // A template that is not built yet is built first (with its progress in a dialog).
     ImageBuildDialog::ensureBuilt(m_dialogParent, dialog.settings().recipe,
-                                  [this, name = dialog.name(), settings = dialog.settings()] {
-                                      create(name, settings);
-                                  });
+                                  [this, name = dialog.name(), settings = dialog.settings(),
+                                   start = dialog.startNow()] { create(name, settings, start); });
 }
 
-void WorkspaceActions::create(const QString& name, const WorkspaceSettings& settings)
+void WorkspaceActions::create(const QString& name, const WorkspaceSettings& settings, bool start)
 {
     m_busy.insert(name);
     HypervisorConnection* connection = m_connection;
@@ -208,14 +222,17 @@ void WorkspaceActions::create(const QString& name, const WorkspaceSettings& sett
         action.finish(ActionEnd{});
         return {};
     };
-    runThen(this, std::move(work), [this, name](const Expected<void>& created) {
+    runThen(this, std::move(work), [this, name, start](const Expected<void>& created) {
         m_busy.remove(name);
         m_manager->refresh();
         updateEnabled();
         Q_EMIT operationFinished(
             OperationReport{name, tr("Create"), created, {}, false, ActionKind::Create, {}});
-        if (created)
-            Q_EMIT workspaceCreated(name);
+        if (!created)
+            return;
+        Q_EMIT workspaceCreated(name);
+        if (start)
+            startWorkspace(name);
     });
 }
 

@@ -81,15 +81,17 @@ public Q_SLOTS:
     /// Asks for confirmation and deletes one checkpoint of the current workspace.
     void deleteCheckpoint(const QString& checkpoint);
     /// Creates workspace `name` with `settings` (what New asks with NewWorkspaceDialog) on the
-    /// thread pool; operationFinished() and, on success, workspaceCreated() follow.
-    void create(const QString& name, const sbw::WorkspaceSettings& settings);
+    /// thread pool; operationFinished() and, on success, workspaceCreated() follow. With
+    /// `start`, the workspace is then started (a Start operation of its own); otherwise it
+    /// stays shut off.
+    void create(const QString& name, const sbw::WorkspaceSettings& settings, bool start = false);
 
 Q_SIGNALS:
     /// An operation ended.
     void operationFinished(const sbw::OperationReport& report);
     /// The checkpoints of `workspace` may have changed (checkpoint, revert, delete).
     void checkpointsChanged(const QString& workspace);
-    /// A workspace was created (it is stopped) and should be selected.
+    /// A workspace was created (it is shut off; a start asked for follows) and should be selected.
     void workspaceCreated(const QString& workspace);
     /// New Terminal was chosen for `workspace`.
     void newTerminalRequested(const QString& workspace);
@@ -101,10 +103,12 @@ private:
     /// with `detail` (checkpoint name, ...) as its command.
     void run(const QString& what, ActionKind kind, const QString& detail,
              std::function<Expected<void>(Workspace&)> operation, bool changesCheckpoints = false);
-    /// Runs `task` (which writes its own log row) for the current workspace on the thread pool;
+    /// Runs `task` (which writes its own log row) for workspace `name` on the thread pool;
     /// the report it returns gets the workspace's name and `what` filled in.
-    void runTask(const QString& what, std::function<OperationReport(Workspace&)> task,
-                 bool changesCheckpoints);
+    void runTask(const QString& name, const QString& what,
+                 std::function<OperationReport(Workspace&)> task, bool changesCheckpoints);
+    /// Starts workspace `name` (Start), logged.
+    void startWorkspace(const QString& name);
     void stopWorkspace();
     void createWorkspace();
     void takeCheckpoint();

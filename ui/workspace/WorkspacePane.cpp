@@ -130,6 +130,7 @@ WorkspacePane::WorkspacePane(WorkspaceManager* manager, WorkspaceActions* action
     checkpointLayout->addLayout(checkpointButtons);
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("workspaceSplitter")); // its sizes are kept (MainWindow)
     splitter->addWidget(execBox);
     splitter->addWidget(checkpointBox);
     splitter->setStretchFactor(0, 3);
