@@ -104,6 +104,18 @@ class TestFileTree : public QObject
         return {};
     }
 
+    /// Downloads the pane's selection into the host folder `folder` (made first) and waits for
+    /// the transfer's result; an error when it did not finish within a minute.
+    static sbw::Expected<void> downloadInto(sbw::FileTreePane& pane, const QString& folder)
+    {
+        QDir().mkpath(folder);
+        QSignalSpy finished(&pane, &sbw::FileTreePane::transferFinished);
+        pane.downloadSelected(folder);
+        if (!finished.wait(60000))
+            return sbw::makeError(QStringLiteral("the download did not finish within 60 s"));
+        return finished.first().at(0).value<sbw::Expected<void>>();
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -396,11 +408,7 @@ private Q_SLOTS:
                        find(*pane->model(), QStringLiteral("a\\\\xff"))});
         QCOMPARE(pane->selectedPaths().size(), 3);
         const QString folder = m_host.filePath(QStringLiteral("odd"));
-        QVERIFY(QDir().mkpath(folder));
-        QSignalSpy finished(pane.get(), &sbw::FileTreePane::transferFinished);
-        pane->downloadSelected(folder);
-        QVERIFY(finished.wait(60000));
-        QVERIFY(finished.first().at(0).value<sbw::Expected<void>>().ok());
+        QVERIFY(downloadInto(*pane, folder).ok());
         QCOMPARE(pane->statusText(),
                  QStringLiteral("Downloaded 3 items to %1 (3 files, 7 bytes)").arg(folder));
         QStringList hostNames = QDir(folder).entryList(QDir::Files);
@@ -425,11 +433,7 @@ private Q_SLOTS:
         QVERIFY(waitLoaded(*pane->model(), "/tmp/ft-tree"));
         select(*pane, {find(*pane->model(), QStringLiteral("skip"))});
         const QString folder = m_host.filePath(QStringLiteral("skipdl"));
-        QVERIFY(QDir().mkpath(folder));
-        QSignalSpy finished(pane.get(), &sbw::FileTreePane::transferFinished);
-        pane->downloadSelected(folder);
-        QVERIFY(finished.wait(60000));
-        const auto result = finished.first().at(0).value<sbw::Expected<void>>();
+        const auto result = downloadInto(*pane, folder);
         QVERIFY(!result.ok());
         const QString said =
             QStringLiteral(
@@ -598,11 +602,7 @@ private Q_SLOTS:
         // A download of the 20th takes what the guest lists and says what it may lack.
         select(*pane, {deep});
         const QString folder = m_host.filePath(QStringLiteral("deep"));
-        QVERIFY(QDir().mkpath(folder));
-        QSignalSpy finished(pane.get(), &sbw::FileTreePane::transferFinished);
-        pane->downloadSelected(folder);
-        QVERIFY(finished.wait(60000));
-        const auto result = finished.first().at(0).value<sbw::Expected<void>>();
+        const auto result = downloadInto(*pane, folder);
         QVERIFY(!result.ok());
         QCOMPARE(
             result.error().message,

@@ -51,20 +51,25 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
     connect(m_new, &QAction::triggered, this, &WorkspaceActions::createWorkspace);
     connect(m_start, &QAction::triggered, this, [this] { startWorkspace(m_current); });
     connect(m_stop, &QAction::triggered, this, &WorkspaceActions::stopWorkspace);
-    connect(m_pause, &QAction::triggered, this,
-            [this] { run(tr("Pause"), ActionKind::Pause, {}, [](Workspace& w) { return w.pause(); }); });
-    connect(m_resume, &QAction::triggered, this,
-            [this] { run(tr("Resume"), ActionKind::Resume, {}, [](Workspace& w) { return w.resume(); }); });
-    connect(m_hibernate, &QAction::triggered, this,
-            [this] { run(tr("Hibernate"), ActionKind::Hibernate, {}, [](Workspace& w) { return w.hibernate(); }); });
-    connect(m_wake, &QAction::triggered, this,
-            [this] { run(tr("Wake"), ActionKind::Wake, {}, [](Workspace& w) { return w.wake(); }); });
+    connect(m_pause, &QAction::triggered, this, [this] {
+        run(tr("Pause"), ActionKind::Pause, {}, [](Workspace& w) { return w.pause(); });
+    });
+    connect(m_resume, &QAction::triggered, this, [this] {
+        run(tr("Resume"), ActionKind::Resume, {}, [](Workspace& w) { return w.resume(); });
+    });
+    connect(m_hibernate, &QAction::triggered, this, [this] {
+        run(tr("Hibernate"), ActionKind::Hibernate, {}, [](Workspace& w) { return w.hibernate(); });
+    });
+    connect(m_wake, &QAction::triggered, this, [this] {
+        run(tr("Wake"), ActionKind::Wake, {}, [](Workspace& w) { return w.wake(); });
+    });
     connect(m_checkpoint, &QAction::triggered, this, &WorkspaceActions::takeCheckpoint);
     connect(m_delete, &QAction::triggered, this, &WorkspaceActions::deleteWorkspace);
     connect(m_newTerminal, &QAction::triggered, this,
             [this] { Q_EMIT newTerminalRequested(m_current); });
     connect(m_manager, &WorkspaceManager::stateChanged, this, &WorkspaceActions::updateEnabled);
-    connect(m_manager, &WorkspaceManager::workspacesChanged, this, &WorkspaceActions::updateEnabled);
+    connect(m_manager, &WorkspaceManager::workspacesChanged, this,
+            &WorkspaceActions::updateEnabled);
     connect(m_manager, &WorkspaceManager::connectedChanged, this, &WorkspaceActions::updateEnabled);
     updateEnabled();
 }
@@ -113,14 +118,23 @@ void WorkspaceActions::setCommandLog(std::shared_ptr<CommandLog> log)
 }
 
 void WorkspaceActions::run(const QString& what, ActionKind kind, const QString& detail,
-                           std::function<Expected<void>(Workspace&)> operation, bool changesCheckpoints)
+                           std::function<Expected<void>(Workspace&)> operation,
+                           bool changesCheckpoints)
+{
+    runOn(m_current, what, kind, detail, std::move(operation), changesCheckpoints);
+}
+
+void WorkspaceActions::runOn(const QString& name, const QString& what, ActionKind kind,
+                             const QString& detail,
+                             std::function<Expected<void>(Workspace&)> operation,
+                             bool changesCheckpoints)
 {
     ActionStart logged;
-    logged.sandbox = m_current;
+    logged.sandbox = name;
     logged.kind = kind;
     logged.command = detail;
     runTask(
-        m_current, what,
+        name, what,
         [operation = std::move(operation), log = m_log, logged](Workspace& workspace) {
             LoggedAction action(log, logged);
             auto outcome = operation(workspace);
@@ -132,18 +146,7 @@ void WorkspaceActions::run(const QString& what, ActionKind kind, const QString& 
 
 void WorkspaceActions::startWorkspace(const QString& name)
 {
-    ActionStart logged;
-    logged.sandbox = name;
-    logged.kind = ActionKind::Start;
-    runTask(
-        name, tr("Start"),
-        [log = m_log, logged](Workspace& workspace) {
-            LoggedAction action(log, logged);
-            auto started = workspace.start();
-            action.finish(LoggedAction::endOf(started));
-            return OperationReport{{}, {}, started, {}, false};
-        },
-        false);
+    runOn(name, tr("Start"), ActionKind::Start, {}, [](Workspace& w) { return w.start(); });
 }
 
 void WorkspaceActions::stopWorkspace()
@@ -272,14 +275,16 @@ void WorkspaceActions::revertTo(const QString& checkpoint)
         QMessageBox::warning(m_dialogParent, tr("Revert"), impact.error().message);
         return;
     }
-    const auto answer = QMessageBox::question(
-        m_dialogParent, tr("Revert to Checkpoint"),
-        tr("Revert workspace '%1' to checkpoint '%2'?\n\n%3")
-            .arg(m_current, checkpoint, impact->describe()),
-        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    const auto answer =
+        QMessageBox::question(m_dialogParent, tr("Revert to Checkpoint"),
+                              tr("Revert workspace '%1' to checkpoint '%2'?\n\n%3")
+                                  .arg(m_current, checkpoint, impact->describe()),
+                              QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
     if (answer != QMessageBox::Yes)
         return;
-    run(tr("Revert"), ActionKind::Revert, checkpoint, [checkpoint](Workspace& w) { return w.revert(checkpoint); }, true);
+    run(
+        tr("Revert"), ActionKind::Revert, checkpoint,
+        [checkpoint](Workspace& w) { return w.revert(checkpoint); }, true);
 }
 
 void WorkspaceActions::deleteCheckpoint(const QString& checkpoint)
@@ -294,7 +299,8 @@ void WorkspaceActions::deleteCheckpoint(const QString& checkpoint)
         QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
     if (answer != QMessageBox::Yes)
         return;
-    run(tr("Delete checkpoint"), ActionKind::CheckpointDelete, checkpoint,
+    run(
+        tr("Delete checkpoint"), ActionKind::CheckpointDelete, checkpoint,
         [checkpoint](Workspace& w) { return w.deleteCheckpoint(checkpoint); }, true);
 }
 

@@ -8,7 +8,6 @@
 
 #include <QObject>
 #include <QSet>
-
 #include <functional>
 #include <memory>
 
@@ -27,10 +26,10 @@ class WorkspaceManager;
 struct OperationReport
 {
     QString workspace;
-    QString what;           ///< the action's name, e.g. "Pause"
-    Expected<void> result;  ///< the operation's error, if it failed
-    QString notice;         ///< how it went when that matters (a stop: StopOutcome::summary())
-    bool warning = false;   ///< the person must know (a stop that forced the guest off)
+    QString what;          ///< the action's name, e.g. "Pause"
+    Expected<void> result; ///< the operation's error, if it failed
+    QString notice;        ///< how it went when that matters (a stop: StopOutcome::summary())
+    bool warning = false;  ///< the person must know (a stop that forced the guest off)
     std::optional<ActionKind> kind; ///< the action's command-log kind, when it has one
     QString detail;                 ///< what it acted on (a revert: the checkpoint's name)
 };
@@ -103,6 +102,10 @@ private:
     /// with `detail` (checkpoint name, ...) as its command.
     void run(const QString& what, ActionKind kind, const QString& detail,
              std::function<Expected<void>(Workspace&)> operation, bool changesCheckpoints = false);
+    /// The same for the workspace `name` (a new one that is not selected yet).
+    void runOn(const QString& name, const QString& what, ActionKind kind, const QString& detail,
+               std::function<Expected<void>(Workspace&)> operation,
+               bool changesCheckpoints = false);
     /// Runs `task` (which writes its own log row) for workspace `name` on the thread pool;
     /// the report it returns gets the workspace's name and `what` filled in.
     void runTask(const QString& name, const QString& what,
