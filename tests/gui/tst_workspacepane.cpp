@@ -52,7 +52,6 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
-#include <QRegularExpression>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTabBar>
@@ -472,7 +471,8 @@ void TestWorkspacePane::newWorkspaceStartsNowUnlessTurnedOff()
         LogFilter filter;
         filter.sandbox = workspace;
         QStringList kinds;
-        for (const ActionRecord& row : m_window->commandLog()->rows(filter).value())
+        const auto rows = m_window->commandLog()->rows(filter); // kept: the loop reads into it
+        for (const ActionRecord& row : rows.value())
             kinds.prepend(actionKindName(row.kind)); // the log lists newest first
         return kinds;
     };
@@ -652,8 +652,8 @@ void TestWorkspacePane::terminalTabRunsAShellAndRecordsIt()
     TerminalTab* tab = tabs->tab(0);
     QTest::keyClicks(tab->terminal(), QStringLiteral("echo term-$((6*7)) $TERM"));
     QTest::keyClick(tab->terminal(), Qt::Key_Return);
-    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("term-42 xterm-256color")),
-                             30000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        tab->terminal()->screenText().contains(QStringLiteral("term-42 xterm-256color")), 30000);
     // New Terminal beside the tabs is whole: the tab bar does not squeeze it below its size.
     auto* corner = tabs->findChild<QToolButton*>(QStringLiteral("newTerminalCornerButton"));
     QVERIFY(corner && corner->isVisible());
@@ -822,9 +822,9 @@ void TestWorkspacePane::terminalReconnectsAfterHibernateAndWake()
     QTRY_VERIFY_WITH_TIMEOUT(actions->wakeAction()->isEnabled(), 10000);
     actions->wakeAction()->trigger();
     waitForState(WorkspaceState::Running, kBootTimeoutMs);
-    QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(
-                                 QStringLiteral("[reconnected to the same shell]")),
-                             kCommandTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        tab->terminal()->screenText().contains(QStringLiteral("[reconnected to the same shell]")),
+        kCommandTimeoutMs);
     QVERIFY(!tab->isDisconnected());
     QVERIFY(!tabWidget->tabText(0).contains(QStringLiteral("disconnected")));
     // The screen kept the shell's earlier output, and the job started before is still there.
@@ -838,9 +838,11 @@ void TestWorkspacePane::terminalReconnectsAfterHibernateAndWake()
     const QString screen = tab->terminal()->screenText();
     QVERIFY2(screen.contains(job), qPrintable(screen));
     QVERIFY2(screen.contains(QStringLiteral("\nbefore-9")), qPrintable(screen));
-    QVERIFY2(screen.contains(QStringLiteral("[reconnected to the same shell]")), qPrintable(screen));
+    QVERIFY2(screen.contains(QStringLiteral("[reconnected to the same shell]")),
+             qPrintable(screen));
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
-        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-terminal-reconnected.png"));
+        m_window->grab().save(QString::fromLocal8Bit(dir) +
+                              QStringLiteral("/workspace-terminal-reconnected.png"));
 }
 
 void TestWorkspacePane::terminalSaysWhenItsShellIsGone()
@@ -865,7 +867,8 @@ void TestWorkspacePane::terminalSaysWhenItsShellIsGone()
     QTRY_VERIFY_WITH_TIMEOUT(tab->terminal()->screenText().contains(QStringLiteral("\nfresh-0")),
                              60000);
     if (const QByteArray dir = qgetenv("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
-        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/workspace-terminal-new-shell.png"));
+        m_window->grab().save(QString::fromLocal8Bit(dir) +
+                              QStringLiteral("/workspace-terminal-new-shell.png"));
 }
 
 void TestWorkspacePane::filesTabSaysTheWorkspaceIsStopped()

@@ -1,7 +1,7 @@
 #include "window/SessionListModel.h"
 
-#include "widgets/StateBadge.h"
 #include "base/Async.h"
+#include "widgets/StateBadge.h"
 #include "workspace/Workspace.h"
 #include "workspace/WorkspaceManager.h"
 #include "workspace/WorkspaceUptime.h"
@@ -13,8 +13,8 @@ namespace {
 
 bool isUp(WorkspaceState state)
 {
-    return state == WorkspaceState::Running || state == WorkspaceState::Starting
-           || state == WorkspaceState::Paused;
+    return state == WorkspaceState::Running || state == WorkspaceState::Starting ||
+           state == WorkspaceState::Paused;
 }
 
 } // namespace
@@ -145,7 +145,7 @@ void SessionListModel::askGuest(Row& row)
     }
     row.asking = true;
     runThen(
-        this, [workspace] { return readWorkspaceBoot(*workspace); },
+        &m_asks, this, [workspace] { return readWorkspaceBoot(*workspace); },
         [this, name = row.name](const Expected<Clock::time_point>& boot) {
             onGuestBoot(name, boot);
         });

@@ -4,8 +4,8 @@
 #include "workspace/WorkspaceState.h"
 
 #include <QAbstractTableModel>
+#include <QThreadPool>
 #include <QTimer>
-
 #include <chrono>
 #include <map>
 #include <optional>
@@ -123,6 +123,9 @@ private:
     std::optional<Clock::time_point> m_runSince;
     QTimer m_tick;
     QTimer m_ask; ///< single shot, 0 ms: askMarkedGuests()
+    /// The guests' uptime reads. Last member: destroyed (and waited for) first, so no read
+    /// outlives the model and, with it, the window that shows it and the workspaces' connection.
+    QThreadPool m_asks;
 };
 
 } // namespace sbw
