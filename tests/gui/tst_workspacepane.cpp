@@ -91,12 +91,12 @@ private Q_SLOTS:
     void newWorkspaceStartsNowUnlessTurnedOff();
     void pauseAndResumeFromActions();
     void checkpointAppearsInTimeline();
-    void outputFromBeforeARevertIsMarked();
     void terminalTabRunsAShellAndRecordsIt();
     void filesTabListsTheWorkspaceFolder();
     void consoleTabIsAttached();
     void terminalReconnectsAfterHibernateAndWake();
     void terminalSaysWhenItsShellIsGone();
+    void outputFromBeforeARevertIsMarked();
     void stopFromTheWindowSaysHowItWent();
     void filesTabSaysTheWorkspaceIsStopped();
 
@@ -591,6 +591,11 @@ void TestWorkspacePane::outputFromBeforeARevertIsMarked()
 {
     WorkspacePane* pane = m_window->workspacePane();
     m_window->sessionList()->select(m_name);
+    // Back from the terminal tabs to the pane, in the active window (the offscreen platform
+    // does not give the window back its activation after a dialog).
+    m_window->workspaceTabs()->setCurrentWidget(pane);
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
     QCOMPARE(runTyped(QStringLiteral("echo later > after.txt; echo before-revert-$((3*3))"))
                  .status.exitStatus,
              std::optional<int>(0));
