@@ -573,6 +573,9 @@ void TestWorkspacePane::checkpointAppearsInTimeline()
         dialog->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/checkpoint-dialog.png"));
     QTest::keyClick(dialog->noteEdit(), Qt::Key_Return);
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kCommandTimeoutMs);
+    // The offscreen platform does not give the window back its activation after the dialog.
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
     const auto report = finished.first().at(0).value<OperationReport>();
     QCOMPARE(report.what, QStringLiteral("Checkpoint"));
     QVERIFY2(report.result.ok(),
