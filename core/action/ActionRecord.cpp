@@ -28,11 +28,12 @@ std::optional<E> valueOf(const std::array<std::pair<E, const char*>, N>& names, 
     return std::nullopt;
 }
 
-constexpr std::array<std::pair<Actor::Kind, const char*>, 4> kActorKinds{{
+constexpr std::array<std::pair<Actor::Kind, const char*>, 5> kActorKinds{{
     {Actor::Kind::Person, "person"},
     {Actor::Kind::Agent, "agent"},
     {Actor::Kind::Cli, "cli"},
     {Actor::Kind::Workbench, "workbench"},
+    {Actor::Kind::Guest, "guest"},
 }};
 
 constexpr std::array<std::pair<ActionKind, const char*>, 19> kActionKinds{{

@@ -20,6 +20,9 @@ struct Actor
         /// the workbench on its own, for a reason in `name` (e.g. "approval queue": a
         /// workspace paused while an action for it waits, see ApprovalPause)
         Workbench,
+        /// a program in the guest (network: a connection to the egress proxy); name: its
+        /// address on the guest's loopback, "127.0.0.1:PORT", when known
+        Guest,
     };
     Kind kind = Kind::Person;
     QString name; ///< agent client name, or empty
@@ -109,6 +112,9 @@ struct ActionRecord
     /// Host folder of the files an ephemeral run gave back (its out/ folder, RunResult::
     /// artifactsFolder); empty when it gave none or for other actions.
     QString artifactsDir;
+    QString networkAddress;   ///< network: the server's address (ActionEnd); empty otherwise
+    qint64 bytesSent = 0;     ///< network: bytes from the guest's program to the server
+    qint64 bytesReceived = 0; ///< network: bytes from the server to the guest's program
 
     /// The decision as the log pane and `sbw log` show it: "auto", "denied", "approved by
     /// alice". An approval row (kind Approval) spans the wait from the request to the decision,

@@ -2,6 +2,7 @@
 
 #include "base/Logging.h"
 #include "guest/ClientKey.h"
+#include "guest/ReverseForward.h"
 #include "guest/SshSessionThread.h"
 #include "guest/SftpClient.h"
 #include "guest/ShellChannel.h"
@@ -350,6 +351,13 @@ Expected<std::unique_ptr<SftpClient>> GuestSession::openSftp()
 {
     Q_ASSERT(!m_loop->onLoopThread());
     return SftpClient::open(m_loop);
+}
+
+Expected<std::unique_ptr<ReverseForward>>
+GuestSession::listenForward(quint16 port, std::function<void(int fd, quint16 sourcePort)> accept)
+{
+    Q_ASSERT(!m_loop->onLoopThread());
+    return ReverseForward::listen(m_loop, port, std::move(accept));
 }
 
 } // namespace sbw

@@ -15,6 +15,7 @@
 namespace sbw {
 
 class ClientKey;
+class ReverseForward;
 class SshSessionThread;
 class SftpClient;
 class ShellChannel;
@@ -103,6 +104,12 @@ public:
     /// Opens an SFTP subsystem channel on this session. Blocks for one round trip. Errors: the
     /// session broke, the guest has no SFTP server.
     Expected<std::unique_ptr<SftpClient>> openSftp();
+
+    /// Makes the guest's sshd listen on 127.0.0.1:`port` (0: a port it picks) and hands each
+    /// connection made there to `accept` (see ReverseForward). Blocks for one round trip.
+    /// Errors: the guest refused (port taken, forwarding disabled), the session broke.
+    Expected<std::unique_ptr<ReverseForward>> listenForward(quint16 port,
+                                                            std::function<void(int fd, quint16 sourcePort)> accept);
 
 private:
     explicit GuestSession(std::shared_ptr<SshSessionThread> loop);

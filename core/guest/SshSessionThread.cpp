@@ -20,6 +20,12 @@ int drainWakeFd(socket_t fd, int, void*)
     return 0;
 }
 
+/// A watched fd is ready: nothing to do here, the loop steps every job after each poll.
+int noteReady(socket_t, int, void*)
+{
+    return 0;
+}
+
 } // namespace
 
 SshSessionThread::SshSessionThread(ssh_session session) : m_session(session)
@@ -86,6 +92,23 @@ bool SshSessionThread::onLoopThread() const
     return std::this_thread::get_id() == m_thread.get_id();
 }
 
+void SshSessionThread::watch(int fd, short events)
+{
+    Q_ASSERT(onLoopThread());
+    const auto it = m_watched.find(fd);
+    const short before = it == m_watched.end() ? 0 : it->second;
+    if (before == events)
+        return;
+    if (before != 0)
+        ssh_event_remove_fd(m_event, fd);
+    if (events != 0) {
+        ssh_event_add_fd(m_event, fd, events, noteReady, nullptr);
+        m_watched[fd] = events;
+    } else {
+        m_watched.erase(fd);
+    }
+}
+
 void SshSessionThread::failAll(std::vector<std::shared_ptr<Job>>& jobs, const QString& reason)
 {
     for (const auto& job : jobs)
@@ -132,6 +155,9 @@ void SshSessionThread::run()
     }
     failAll(jobs, reason);
     failAll(late, reason);
+    for (const auto& [fd, events] : m_watched)
+        ssh_event_remove_fd(m_event, fd);
+    m_watched.clear();
     ssh_event_remove_fd(m_event, m_wakeFd);
     ssh_event_remove_session(m_event, m_session);
     ssh_event_free(m_event);

@@ -2,6 +2,7 @@
 
 #include <QString>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -63,6 +64,11 @@ public:
     /// True when called on the I/O thread (blocking calls there would deadlock).
     bool onLoopThread() const;
 
+    /// Makes the loop wake when file descriptor `fd` is ready for `events` (POLLIN, POLLOUT;
+    /// 0 stops watching it), so a job that moves bytes between a channel and a socket is
+    /// stepped as soon as the socket is. I/O thread only (from Job::step() or Job::fail()).
+    void watch(int fd, short events);
+
 private:
     void run();
     void failAll(std::vector<std::shared_ptr<Job>>& jobs, const QString& reason);
@@ -72,6 +78,7 @@ private:
     int m_wakeFd = -1;
     std::mutex m_mutex;
     std::vector<std::shared_ptr<Job>> m_incoming; ///< added, not yet taken by the loop
+    std::map<int, short> m_watched;               ///< watch(): fd → events (I/O thread only)
     bool m_stopping = false;
     QString m_endReason; ///< set once the session ended; new jobs fail with it
     std::thread m_thread;

@@ -12,6 +12,7 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <vector>
 #include <QThread>
 #include <QTimer>
 #include <QVariant>
@@ -26,7 +27,7 @@
 namespace sbw {
 namespace {
 
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 
 /// The tables of format 1; later formats are reached by kMigrations.
 const char* const kSchema[] = {
@@ -60,17 +61,21 @@ const char* const kSchema[] = {
     " PRIMARY KEY(action_id, stream))",
 };
 
-/// kMigrations[i] turns format i+1 into format i+2.
-const char* const kMigrations[] = {
+/// kMigrations[i] turns format i+1 into format i+2, one statement after the other.
+const std::vector<std::vector<const char*>> kMigrations = {
     // 2: the host folder of a run's artifacts (RunResult::artifactsFolder), '' for none.
-    "ALTER TABLE actions ADD COLUMN artifacts_dir TEXT NOT NULL DEFAULT ''",
+    {"ALTER TABLE actions ADD COLUMN artifacts_dir TEXT NOT NULL DEFAULT ''"},
+    // 3: a network row's server address and bytes each way (ActionEnd).
+    {"ALTER TABLE actions ADD COLUMN network_address TEXT NOT NULL DEFAULT ''",
+     "ALTER TABLE actions ADD COLUMN bytes_sent INTEGER NOT NULL DEFAULT 0",
+     "ALTER TABLE actions ADD COLUMN bytes_received INTEGER NOT NULL DEFAULT 0"},
 };
-static_assert(std::size(kMigrations) == kSchemaVersion - 1);
 
 const char* const kColumns =
     "id, started_ms, ended_ms, sandbox, actor_kind, actor_name, action, command, workdir, "
     "exit_status, signal, outcome, error, duration_ms, stdout_bytes, stderr_bytes, "
-    "stdout_capped, stderr_capped, approval, approver, artifacts_dir";
+    "stdout_capped, stderr_capped, approval, approver, artifacts_dir, network_address, bytes_sent, "
+    "bytes_received";
 
 Error sqlError(const QString& what, const QSqlError& error)
 {
@@ -122,6 +127,9 @@ ActionRecord recordFrom(const QSqlQuery& query)
     r.approval = approvalFromName(query.value(18).toString()).value_or(Approval::Auto);
     r.approver = query.value(19).toString();
     r.artifactsDir = query.value(20).toString();
+    r.networkAddress = query.value(21).toString();
+    r.bytesSent = query.value(22).toLongLong();
+    r.bytesReceived = query.value(23).toLongLong();
     return r;
 }
 
@@ -300,10 +308,13 @@ Expected<std::shared_ptr<CommandLog>> CommandLog::open(const QString& path, qint
             if (!query.exec(QLatin1String(statement)))
                 return rollback(sqlError(QStringLiteral("cannot create the tables"), query.lastError()));
         }
+        Q_ASSERT(kMigrations.size() == kSchemaVersion - 1);
         for (int from = std::max(version, 1); from < kSchemaVersion; ++from) {
-            if (!query.exec(QLatin1String(kMigrations[from - 1])))
-                return rollback(sqlError(QStringLiteral("cannot update %1 from format %2").arg(path).arg(from),
-                                         query.lastError()));
+            for (const char* statement : kMigrations[size_t(from - 1)]) {
+                if (!query.exec(QLatin1String(statement)))
+                    return rollback(sqlError(QStringLiteral("cannot update %1 from format %2").arg(path).arg(from),
+                                             query.lastError()));
+            }
         }
         query.exec(QStringLiteral("PRAGMA user_version=%1").arg(kSchemaVersion));
         if (!query.exec(QStringLiteral("COMMIT")))
@@ -472,7 +483,8 @@ Expected<void> CommandLog::finish(qint64 id, const ActionEnd& end)
         QSqlQuery query(db);
         query.prepare(QStringLiteral(
             "UPDATE actions SET ended_ms=?, duration_ms=?, outcome=?, exit_status=?, signal=?, error=?, "
-            "stdout_bytes=?, stderr_bytes=?, stdout_capped=?, stderr_capped=?, artifacts_dir=? WHERE id=?"));
+            "stdout_bytes=?, stderr_bytes=?, stdout_capped=?, stderr_capped=?, artifacts_dir=?, "
+            "network_address=?, bytes_sent=?, bytes_received=? WHERE id=?"));
         query.addBindValue(QDateTime::currentMSecsSinceEpoch());
         query.addBindValue(active->elapsedBeforeMs + active->timer.elapsed());
         query.addBindValue(outcomeName(end.outcome));
@@ -484,6 +496,9 @@ Expected<void> CommandLog::finish(qint64 id, const ActionEnd& end)
         query.addBindValue(active->out.capped);
         query.addBindValue(active->err.capped);
         query.addBindValue(text(end.artifactsDir));
+        query.addBindValue(text(end.networkAddress));
+        query.addBindValue(end.bytesSent);
+        query.addBindValue(end.bytesReceived);
         query.addBindValue(id);
         if (!query.exec()) {
             db.rollback();

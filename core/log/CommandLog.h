@@ -43,6 +43,9 @@ struct ActionEnd
     std::optional<int> signal;
     QString error;
     QString artifactsDir; ///< host folder of the files a run gave back; empty for none
+    QString networkAddress; ///< network: the server's address the proxy connected to; empty for none
+    qint64 bytesSent = 0;     ///< network: bytes from the guest's program to the server
+    qint64 bytesReceived = 0; ///< network: bytes from the server to the guest's program
 };
 
 /// Which rows CommandLog::rows() returns. Empty fields match everything.

@@ -3,6 +3,7 @@
 
 #include "TestEnvironment.h"
 #include "guest/GuestSession.h"
+#include "guest/ReverseForward.h"
 #include "guest/SftpClient.h"
 #include "guest/ShellChannel.h"
 #include "hypervisor/HypervisorConnection.h"
@@ -15,7 +16,11 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <future>
+#include <poll.h>
+#include <sys/socket.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace std::chrono_literals;
 
@@ -52,6 +57,35 @@ bool writeAll(const QString& path, const QByteArray& bytes)
 {
     QFile file(path);
     return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
+}
+
+/// The host's end of one forwarded connection: reads everything the guest program sends until
+/// its EOF, then sends `reply` and closes. Runs on its own thread; the fd is nonblocking.
+QByteArray serveForwarded(int fd, const QByteArray& reply)
+{
+    QByteArray received;
+    char buffer[65536];
+    for (;;) {
+        pollfd p{fd, POLLIN, 0};
+        ::poll(&p, 1, 60000);
+        const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+        if (n == 0)
+            break;
+        if (n < 0 && errno != EAGAIN)
+            return "<recv failed>";
+        if (n > 0)
+            received.append(buffer, n);
+    }
+    for (qsizetype at = 0; at < reply.size();) {
+        pollfd p{fd, POLLOUT, 0};
+        ::poll(&p, 1, 60000);
+        const ssize_t n = ::send(fd, reply.constData() + at, size_t(reply.size() - at), MSG_NOSIGNAL);
+        if (n < 0 && errno != EAGAIN)
+            return "<send failed>";
+        at += std::max<ssize_t>(n, 0);
+    }
+    ::close(fd);
+    return received;
 }
 
 } // namespace
@@ -396,6 +430,60 @@ private Q_SLOTS:
                 .message,
             QStringLiteral(
                 "cannot download /tmp/nothing-here: there is no such file or folder in the guest"));
+    }
+
+    void reverseForwardCarriesBytesBothWays()
+    {
+        std::promise<std::pair<int, quint16>> accepted;
+        auto forward = m_sandbox->session().listenForward(0, [&](int fd, quint16 sourcePort) {
+            accepted.set_value({fd, sourcePort});
+        });
+        QVERIFY2(forward.ok(), forward ? "" : qPrintable(forward.error().message));
+        const quint16 port = forward.value()->port();
+        QVERIFY(port != 0);
+
+        QByteArray reply(5 * 1024 * 1024 + 3, Qt::Uninitialized);
+        QRandomGenerator(7).fillRange(reinterpret_cast<quint32*>(reply.data()), reply.size() / 4);
+        QVERIFY(run("head -c 3145731 /dev/urandom >/tmp/up").status.exitStatus == 0);
+        auto hostEnd = std::async(std::launch::async, [&] {
+            const auto [fd, sourcePort] = accepted.get_future().get();
+            return std::pair(serveForwarded(fd, reply), sourcePort);
+        });
+        const QByteArray program = QStringLiteral(
+            "import socket, hashlib\n"
+            "s = socket.create_connection(('127.0.0.1', %1))\n"
+            "print(s.getsockname()[1])\n"
+            "s.sendall(open('/tmp/up', 'rb').read()); s.shutdown(socket.SHUT_WR)\n"
+            "h = hashlib.sha256(); n = 0\n"
+            "while (b := s.recv(65536)): h.update(b); n += len(b)\n"
+            "print(n, h.hexdigest())\n").arg(port).toUtf8();
+        sbw::ExecRequest request;
+        request.command = "python3 -";
+        request.stdinData = program;
+        request.timeout = 300s;
+        QByteArray out;
+        request.onStdout = [&](QByteArrayView bytes) { out.append(bytes); };
+        const auto status = m_sandbox->session().exec(request);
+        QVERIFY2(status.ok(), status ? "" : qPrintable(status.error().message));
+        QCOMPARE(status.value().exitStatus, 0);
+        const auto [received, sourcePort] = hostEnd.get();
+        const QList<QByteArray> lines = out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines[0].toUShort(), sourcePort);
+        QCOMPARE(lines[1], QByteArray::number(reply.size()) + ' ' + sha256(reply));
+        QCOMPARE(received.size(), 3145731);
+        QCOMPARE(run("sha256sum < /tmp/up").out.left(64), sha256(received));
+    }
+
+    void reverseForwardPortTakenIsAnError()
+    {
+        auto first = m_sandbox->session().listenForward(0, [](int fd, quint16) { ::close(fd); });
+        QVERIFY2(first.ok(), first ? "" : qPrintable(first.error().message));
+        auto second = m_sandbox->session().listenForward(first.value()->port(), [](int fd, quint16) { ::close(fd); });
+        QVERIFY(!second.ok());
+        QVERIFY2(second.error().message.startsWith(
+                     QStringLiteral("the guest refused to listen on 127.0.0.1:%1").arg(first.value()->port())),
+                 qPrintable(second.error().message));
     }
 
     void sessionEndClosesShells()

@@ -1,0 +1,80 @@
+#pragma once
+
+#include "action/ActionGate.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QThread>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+class QTcpServer;
+
+namespace sbw {
+
+class CommandLog;
+
+/// The host side of a sandbox's network in allowlist mode: an HTTP proxy (CONNECT for TLS,
+/// absolute-URI requests for plain HTTP) that the guest reaches only through its SSH session
+/// (ReverseForward), so nothing in the guest can go around it.
+///
+/// Each connection serves one request. Its destination is judged by the action gate like an
+/// agent's action (ActionKind::Network: the policy's network rules allow, deny or ask a
+/// person), before anything about it is looked up; an allowed name is then resolved on the
+/// host and refused when it leads to a loopback, private or other special-purpose address no
+/// rule names (`addressRefusal`); a CONNECT tunnel carries only a TLS ClientHello whose server
+/// name is the CONNECT host (no domain fronting). Refusals answer HTTP 403 with the reason as
+/// the body; every attempt is a command-log row of kind network (denials are the gate's rows).
+///
+/// Threads: the proxy object lives on the gate's thread, where it asks the gate; connections
+/// move bytes on the proxy's own thread. serve() is thread-safe. Destroy every ReverseForward
+/// that feeds it first: the destructor closes open connections (their rows end as errors:
+/// "the workbench closed the connection").
+class EgressProxy : public QObject
+{
+    Q_OBJECT
+
+public:
+    /// Why a resolved destination must not be reached, or nothing (Policy::refusedAddress()).
+    /// Called on the gate's thread.
+    using AddressRefusal = std::function<std::optional<QString>(const ActionRequest& request)>;
+
+    /// `gate` and `log` (may be null) must outlive the proxy.
+    EgressProxy(ActionGate* gate, AddressRefusal addressRefusal, std::shared_ptr<CommandLog> log,
+                QObject* parent = nullptr);
+    ~EgressProxy() override;
+
+    /// Serves one client connection of sandbox `sandbox` (a workspace's name) on `fd`, a
+    /// connected stream socket the proxy owns from now on. `guestSourcePort`: the client's port
+    /// on the guest's loopback (ReverseForward::Accept), 0 when unknown. Thread-safe.
+    void serve(int fd, const QString& sandbox, quint16 guestSourcePort = 0);
+
+    /// Serves connections to a TCP port on the host's 127.0.0.1 as sandbox `sandbox`, for tests
+    /// and benchmarks (a guest never reaches it). Returns the port; 0 when listening failed.
+    quint16 listenOnLoopback(const QString& sandbox);
+
+private:
+    friend class EgressConnection;
+    /// From a connection's thread: asks the gate about `request` on this object's thread and
+    /// calls `done` there with the decision (the caller posts it back to itself). `id` names
+    /// the request for withdraw().
+    void decide(qint64 id, const ActionRequest& request, std::function<void(const GateDecision&)> done);
+    /// From a connection's thread: takes request `id` back while it waits for a person (the
+    /// client went away). Does nothing once it was decided.
+    void withdraw(qint64 id, const QString& reason);
+    /// From a connection's thread: `done(addressRefusal(request))` on this object's thread.
+    void checkAddresses(const ActionRequest& request, std::function<void(std::optional<QString>)> done);
+
+    ActionGate* m_gate;
+    AddressRefusal m_addressRefusal;
+    std::shared_ptr<CommandLog> m_log;
+    QHash<qint64, QPointer<ActionWithdrawal>> m_waiting; ///< decide()'s requests not yet decided
+    QThread m_thread;
+    QObject* m_connections; ///< lives on m_thread; parent of every connection
+};
+
+} // namespace sbw
