@@ -35,7 +35,7 @@ constexpr std::array<std::pair<Actor::Kind, const char*>, 4> kActorKinds{{
     {Actor::Kind::Workbench, "workbench"},
 }};
 
-constexpr std::array<std::pair<ActionKind, const char*>, 19> kActionKinds{{
+constexpr std::array<std::pair<ActionKind, const char*>, 20> kActionKinds{{
     {ActionKind::Exec, "exec"},
     {ActionKind::Run, "run"},
     {ActionKind::FileWrite, "file-write"},
@@ -55,6 +55,7 @@ constexpr std::array<std::pair<ActionKind, const char*>, 19> kActionKinds{{
     {ActionKind::Remove, "remove"},
     {ActionKind::Approval, "approval"},
     {ActionKind::List, "list"},
+    {ActionKind::Network, "network"},
 }};
 
 constexpr std::array<std::pair<Outcome, const char*>, 8> kOutcomes{{
