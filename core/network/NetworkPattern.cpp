@@ -86,13 +86,16 @@ Expected<NetworkPattern> NetworkPattern::parse(const QString& text)
 bool NetworkPattern::matches(const NetworkDestination& destination) const
 {
     const bool literal = destination.isLiteralAddress();
+    // A host that is not in its normal form (a caller forgot normaliseHost()) matches nothing:
+    // "*" must not take "fe80::1%eth0" or "0x7f.1" for a name.
+    const bool name = !literal && normaliseHost(destination.host) == destination.host;
     switch (m_kind) {
     case Kind::AnyName:
-        return !literal && !destination.host.isEmpty();
+        return name;
     case Kind::ExactName:
-        return !literal && destination.host == m_name;
+        return name && destination.host == m_name;
     case Kind::NameSuffix:
-        return !literal && destination.host.endsWith(u'.' + m_name);
+        return name && destination.host.endsWith(u'.' + m_name);
     case Kind::Range:
         return literal && QHostAddress(destination.host).isInSubnet(m_network, m_prefixLength);
     }

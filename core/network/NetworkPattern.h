@@ -27,7 +27,8 @@ public:
     /// range".
     static Expected<NetworkPattern> parse(const QString& text);
 
-    /// Whether `destination` is one this pattern names (see the class comment).
+    /// Whether `destination` is one this pattern names (see the class comment). A host not in
+    /// its normal form (normaliseHost()) matches no pattern.
     bool matches(const NetworkDestination& destination) const;
     bool isRange() const { return m_kind == Kind::Range; }
     /// Whether this pattern names `address` of `destination` explicitly enough to reach a

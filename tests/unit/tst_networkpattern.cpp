@@ -297,6 +297,12 @@ private Q_SLOTS:
         row("0.0.0.0/0", "pypi.org", false); // a range never matches a name
         row("127.0.0.0/8", "localhost", false);
         row("*.0", "a.0", false);
+        // Hosts not in their normal form match nothing.
+        row("*", "0x7f.1", false);
+        row("*", "PyPI.org", false);
+        row("*", "fe80::1%eth0", false);
+        row("*", "", false);
+        row("pypi.org", "pypi.org.", false);
     }
     void patternsMatch()
     {
