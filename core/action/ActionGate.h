@@ -2,6 +2,7 @@
 
 #include "action/ActionRecord.h"
 #include "action/InputFile.h"
+#include "network/NetworkDestination.h"
 
 #include <QByteArray>
 #include <QList>
@@ -56,6 +57,7 @@ struct ActionRequest
     QString path;        ///< file actions: the guest path
     QByteArray content;  ///< file write: the new content (the approval queue diffs it)
     QList<InputFile> inputFiles;       ///< run: files placed in its working folder first
+    NetworkDestination destination;    ///< network: where a program in the guest connects
     /// Set by an asker that may take the request back (MCP calls); null: it cannot.
     QPointer<ActionWithdrawal> withdrawal;
 };

@@ -36,7 +36,7 @@ constexpr std::array<std::pair<Actor::Kind, const char*>, 5> kActorKinds{{
     {Actor::Kind::Guest, "guest"},
 }};
 
-constexpr std::array<std::pair<ActionKind, const char*>, 19> kActionKinds{{
+constexpr std::array<std::pair<ActionKind, const char*>, 20> kActionKinds{{
     {ActionKind::Exec, "exec"},
     {ActionKind::Run, "run"},
     {ActionKind::FileWrite, "file-write"},
@@ -56,6 +56,7 @@ constexpr std::array<std::pair<ActionKind, const char*>, 19> kActionKinds{{
     {ActionKind::Remove, "remove"},
     {ActionKind::Approval, "approval"},
     {ActionKind::List, "list"},
+    {ActionKind::Network, "network"},
 }};
 
 constexpr std::array<std::pair<Outcome, const char*>, 8> kOutcomes{{

@@ -54,6 +54,7 @@ enum class ActionKind
     Remove,     ///< a workspace deleted
     Approval,   ///< a person's decision on an asked action
     List,       ///< a listing that changes nothing: workspaces, or a guest folder (MCP)
+    Network,    ///< a connection a program in a guest asks the egress proxy for
 };
 QString actionKindName(ActionKind kind);                 ///< "exec", "run", "file-write", ...
 std::optional<ActionKind> actionKindFromName(const QString& name);

@@ -12,6 +12,7 @@
 #include <QSaveFile>
 
 #include <algorithm>
+#include <cmath>
 #include <fnmatch.h>
 
 namespace sbw {
@@ -56,6 +57,25 @@ QString lineAndColumn(const QByteArray& text, int offset)
     return QStringLiteral("%1:%2").arg(line).arg(column);
 }
 
+Expected<QList<quint16>> parsePorts(const QJsonValue& value, const QString& where)
+{
+    if (!value.isArray() || value.toArray().isEmpty())
+        return makeError(
+            QStringLiteral("%1: must be a non-empty list of ports (1–65535)").arg(where));
+    QList<quint16> ports;
+    const QJsonArray array = value.toArray();
+    for (qsizetype i = 0; i < array.size(); ++i) {
+        const double number = array[i].toDouble(-1);
+        if (!array[i].isDouble() || number != std::floor(number) || number < 1 || number > 65535)
+            return makeError(QStringLiteral("%1[%2]: %3 is not a port (1–65535)")
+                                 .arg(where)
+                                 .arg(i)
+                                 .arg(jsonText(array[i])));
+        ports.append(quint16(number));
+    }
+    return ports;
+}
+
 Expected<QList<PolicyRule>> parseRules(const QJsonValue& value, const QString& where)
 {
     if (!value.isArray())
@@ -69,8 +89,8 @@ Expected<QList<PolicyRule>> parseRules(const QJsonValue& value, const QString& w
         const QJsonObject object = array[i].toObject();
         for (auto it = object.begin(); it != object.end(); ++it) {
             if (it.key() != QLatin1String("kinds") && it.key() != QLatin1String("pattern")
-                && it.key() != QLatin1String("decision"))
-                return makeError(QStringLiteral("%1.%2: unknown field (expected kinds, pattern, decision)")
+                && it.key() != QLatin1String("ports") && it.key() != QLatin1String("decision"))
+                return makeError(QStringLiteral("%1.%2: unknown field (expected kinds, pattern, ports, decision)")
                                      .arg(at, it.key()));
         }
         PolicyRule rule;
@@ -88,12 +108,31 @@ Expected<QList<PolicyRule>> parseRules(const QJsonValue& value, const QString& w
                                          .arg(jsonText(kindArray[k]), policyActionKindNames()));
                 rule.kinds.append(*kind);
             }
+            if (rule.kinds.contains(ActionKind::Network) && rule.kinds.size() != 1)
+                return makeError(
+                    QStringLiteral("%1.kinds: network rules name only the kind network").arg(at));
         }
+        const bool isNetworkRule = rule.kinds == QList<ActionKind>{ActionKind::Network};
         if (object.contains(QLatin1String("pattern"))) {
             const QJsonValue pattern = object.value(QLatin1String("pattern"));
             if (!pattern.isString() || pattern.toString().isEmpty())
                 return makeError(QStringLiteral("%1.pattern: must be a non-empty string").arg(at));
             rule.pattern = pattern.toString();
+        }
+        if (isNetworkRule) {
+            if (auto parsed = NetworkPattern::parse(rule.pattern); !parsed)
+                return makeError(QStringLiteral("%1.pattern: %2").arg(at, parsed.error().message));
+        }
+        if (object.contains(QLatin1String("ports"))) {
+            if (!isNetworkRule)
+                return makeError(
+                    QStringLiteral("%1.ports: only network rules (kinds [\"network\"]) have ports")
+                        .arg(at));
+            auto ports =
+                parsePorts(object.value(QLatin1String("ports")), at + QStringLiteral(".ports"));
+            if (!ports)
+                return ports.error();
+            rule.ports = ports.value();
         }
         const QJsonValue decision = object.value(QLatin1String("decision"));
         if (decision.isUndefined())
@@ -120,6 +159,12 @@ QJsonArray rulesToJson(const QList<PolicyRule>& rules)
             object.insert(QLatin1String("kinds"), kinds);
         }
         object.insert(QLatin1String("pattern"), rule.pattern);
+        if (!rule.ports.isEmpty()) {
+            QJsonArray ports;
+            for (quint16 port : rule.ports)
+                ports.append(int(port));
+            object.insert(QLatin1String("ports"), ports);
+        }
         object.insert(QLatin1String("decision"), policyDecisionName(rule.decision));
         array.append(object);
     }
@@ -136,10 +181,15 @@ QString ruleDescription(const std::optional<PolicyRule>& rule, int number, const
         kinds.append(actionKindName(kind));
     const QString where =
         workspace.isEmpty() ? QString() : QStringLiteral(" of workspace '%1'").arg(workspace);
-    return QStringLiteral("policy rule %1%2 (%3 %4)")
+    QStringList ports;
+    for (quint16 port : rule->ports)
+        ports.append(QString::number(port));
+    return QStringLiteral("policy rule %1%2 (%3 %4%5)")
         .arg(number)
         .arg(where, kinds.isEmpty() ? QStringLiteral("any") : kinds.join(QLatin1Char(',')),
-             jsonText(rule->pattern));
+             jsonText(rule->pattern),
+             ports.isEmpty() ? QString()
+                             : QStringLiteral(" ports ") + ports.join(QLatin1Char(',')));
 }
 
 } // namespace
@@ -168,7 +218,28 @@ std::optional<PolicyDecision> policyDecisionFromName(const QString& name)
 
 bool PolicyRule::matches(const ActionRequest& request) const
 {
+    if (request.kind == ActionKind::Network)
+        return matchesDestination(request.destination);
     return covers(request.kind) && matchesText(subjectOf(request));
+}
+
+bool PolicyRule::coversPort(quint16 port) const
+{
+    return ports.isEmpty() ? port == 80 || port == 443 : ports.contains(port);
+}
+
+std::optional<NetworkPattern> PolicyRule::networkPattern() const
+{
+    auto parsed = NetworkPattern::parse(pattern);
+    return parsed ? std::optional(parsed.value()) : std::nullopt;
+}
+
+bool PolicyRule::matchesDestination(const NetworkDestination& destination) const
+{
+    if (!covers(ActionKind::Network) || !coversPort(destination.port))
+        return false;
+    const auto parsed = networkPattern();
+    return parsed && parsed->matches(destination);
 }
 
 bool PolicyRule::matchesText(const QString& text) const
@@ -227,31 +298,36 @@ QString CommandVerdict::explanation() const
 PolicyVerdict Policy::verdict(const ActionRequest& request) const
 {
     PolicyVerdict verdict;
+    // The workspace's rules first, then the default ones; the first that matches decides.
+    const auto firstMatch = [&](auto matches, auto decided) {
+        firstRule(request.sandbox,
+                  [&](const PolicyRule& rule, int number, const QString& workspace) {
+                      if (!rule.covers(request.kind) || !matches(rule))
+                          return false;
+                      decided(rule, number, workspace);
+                      return true;
+                  });
+    };
+    const auto decideByRule = [&](const PolicyRule& rule, int number, const QString& workspace) {
+        verdict.decision = rule.decision;
+        verdict.rule = rule;
+        verdict.ruleNumber = number;
+        verdict.workspace = workspace;
+    };
+    if (request.kind == ActionKind::Network) { // every actor: the guest's programs connect
+        verdict.command = request.destination.display();
+        firstMatch(
+            [&](const PolicyRule& rule) { return rule.matchesDestination(request.destination); },
+            decideByRule);
+        return verdict;
+    }
     if (request.actor.kind != Actor::Kind::Agent) {
         verdict.decision = PolicyDecision::Allow;
         return verdict;
     }
-    // The workspace's rules first, then the default ones; the first that matches decides.
-    const auto firstMatch = [&](auto matches, auto decided) {
-        for (const auto& [rules, workspace] :
-             {std::pair{workspaceRules.value(request.sandbox), request.sandbox},
-              std::pair{defaultRules, QString()}}) {
-            for (qsizetype i = 0; i < rules.size(); ++i) {
-                if (rules[i].covers(request.kind) && matches(rules[i])) {
-                    decided(rules[i], int(i) + 1, workspace);
-                    return;
-                }
-            }
-        }
-    };
     if (!isShellCode(request)) {
         firstMatch([&](const PolicyRule& rule) { return rule.matchesText(subjectOf(request)); },
-                   [&](const PolicyRule& rule, int number, const QString& workspace) {
-                       verdict.decision = rule.decision;
-                       verdict.rule = rule;
-                       verdict.ruleNumber = number;
-                       verdict.workspace = workspace;
-                   });
+                   decideByRule);
         return verdict;
     }
     for (const PolicyCommand& command : policyCommands(request.command, request.environment)) {
@@ -290,6 +366,71 @@ PolicyVerdict Policy::verdict(const ActionRequest& request) const
         break;
     }
     return verdict;
+}
+
+bool Policy::firstRule(
+    const QString& workspace,
+    const std::function<bool(const PolicyRule&, int, const QString&)>& take) const
+{
+    const auto found = workspaceRules.constFind(workspace);
+    if (found != workspaceRules.constEnd()) {
+        for (qsizetype i = 0; i < found->size(); ++i) {
+            if (take(found->at(i), int(i) + 1, workspace))
+                return true;
+        }
+    }
+    for (qsizetype i = 0; i < defaultRules.size(); ++i) {
+        if (take(defaultRules[i], int(i) + 1, QString()))
+            return true;
+    }
+    return false;
+}
+
+std::optional<QString> Policy::refusedAddress(const ActionRequest& request) const
+{
+    const NetworkDestination& destination = request.destination;
+    const bool literal = destination.isLiteralAddress();
+    const QList<QHostAddress> addresses =
+        literal ? QList<QHostAddress>{QHostAddress(destination.host)} : destination.addresses;
+    for (const QHostAddress& address : addresses) {
+        const auto range = specialAddressRange(address);
+        if (!range)
+            continue;
+        // The first network rule that names the address explicitly decides.
+        QString naming;
+        bool allowed = false;
+        firstRule(request.sandbox,
+                  [&](const PolicyRule& rule, int number, const QString& workspace) {
+                      if (!rule.covers(ActionKind::Network) || !rule.coversPort(destination.port))
+                          return false;
+                      const auto pattern = rule.networkPattern();
+                      if (!pattern || !pattern->namesExplicitly(destination, address))
+                          return false;
+                      allowed = rule.decision == PolicyDecision::Allow;
+                      naming = ruleDescription(rule, number, workspace);
+                      return true;
+                  });
+        if (allowed)
+            continue;
+        const QString where =
+            literal ? QStringLiteral("%1 is in a special range (%2)").arg(destination.host, *range)
+                    : QStringLiteral("%1 resolves to %2 (%3)")
+                          .arg(destination.host, address.toString(), *range);
+        if (naming.isEmpty())
+            return QStringLiteral("%1; no rule names that %2 or range")
+                .arg(where, literal ? QStringLiteral("address") : QStringLiteral("host"));
+        return QStringLiteral("%1; %2 does not allow it").arg(where, naming);
+    }
+    return std::nullopt;
+}
+
+void Policy::allowAlways(const QString& workspace, const NetworkDestination& destination)
+{
+    const PolicyRule rule{
+        {ActionKind::Network}, destination.host, PolicyDecision::Allow, {destination.port}};
+    QList<PolicyRule>& rules = workspace.isEmpty() ? defaultRules : workspaceRules[workspace];
+    rules.removeAll(rule);
+    rules.prepend(rule);
 }
 
 Expected<Policy> Policy::load(const QString& path, IfMissing ifMissing)

@@ -3,11 +3,15 @@
 #include "action/ActionGate.h"
 #include "action/ActionRecord.h"
 #include "base/Expected.h"
+#include "network/NetworkPattern.h"
 
 #include <QByteArray>
 #include <QList>
 #include <QMap>
 #include <QString>
+
+#include <functional>
+#include <optional>
 
 namespace sbw {
 
@@ -41,15 +45,35 @@ QString policyActionKindNames();
 /// spellings (PolicyCommand::forms): `rm *` also matches "A=1 /bin/rm x". Other actions: the
 /// subject is the script text for run (python), the guest path for file actions (file-write,
 /// upload, download, file-delete) and the workspace name for every other action.
+///
+/// Network rules (kinds exactly ["network"]) are different: `pattern` is a NetworkPattern
+/// ("pypi.org", "*.github.com", "*", "10.0.0.0/8"), not a glob, and `ports` lists the ports they
+/// cover. A rule of every kind (no kinds) does not cover network: an allowlist of destinations
+/// is written as network rules, and a blanket "allow everything for agents" rule written for
+/// the workbench's own actions must not open the network to whatever runs in the guest.
 struct PolicyRule
 {
     QList<ActionKind> kinds;
     QString pattern = QStringLiteral("*");
     PolicyDecision decision = PolicyDecision::Ask;
+    QList<quint16> ports = {}; ///< network rules: ports covered; empty: 80 and 443
 
-    bool covers(ActionKind kind) const { return kinds.isEmpty() || kinds.contains(kind); }
+    /// Whether the rule names `kind`: listed in kinds, or kinds empty and `kind` not network.
+    bool covers(ActionKind kind) const
+    {
+        return kinds.isEmpty() ? kind != ActionKind::Network : kinds.contains(kind);
+    }
+    /// Network rules: whether `port` is one of `ports` (80 or 443 when there are none).
+    bool coversPort(quint16 port) const;
+    /// Network rules: `pattern` as a NetworkPattern; nullopt when it does not parse (never in a
+    /// policy that load() or parse() made).
+    std::optional<NetworkPattern> networkPattern() const;
+    /// Whether the rule covers network, its pattern matches `destination` and it covers the
+    /// destination's port.
+    bool matchesDestination(const NetworkDestination& destination) const;
     /// Whether the rule covers request.kind and its pattern matches the request's whole subject:
-    /// for exec and run the whole line ("NAME=value … command", commandWithEnvironment()).
+    /// for exec and run the whole line ("NAME=value … command", commandWithEnvironment()); for
+    /// network the destination (matchesDestination()).
     /// Policy::verdict() uses it for the actions it does not judge command by command.
     bool matches(const ActionRequest& request) const;
     /// Whether `pattern` matches `text` whole.
@@ -89,15 +113,18 @@ struct PolicyVerdict
     std::optional<PolicyRule> rule;
     int ruleNumber = 0; ///< `rule`'s position in its list, from 1
     QString workspace;  ///< the list `rule` is in: a workspace's name; empty for the default rules
-    QString command;    ///< exec, run (sh): the deciding command (CommandVerdict::command)
+    /// exec, run (sh): the deciding command (CommandVerdict::command); network: the
+    /// destination ("pypi.org:443", NetworkDestination::display())
+    QString command;
     QList<CommandVerdict> commands; ///< exec, run (sh): every command of the line, in source order
 
     /// The deciding rule for a person or an agent to find it: `policy rule 3 (exec "rm *")`,
     /// `policy rule 1 of workspace 'demo' (exec,run "rm *")`, `policy rule 2 (any "*")` (a rule
-    /// of every kind); the pattern is quoted as a JSON string. Empty without a rule.
+    /// of every kind), `policy rule 2 (network "*.github.com" ports 443,22)`; the pattern is
+    /// quoted as a JSON string. Empty without a rule.
     QString ruleText() const;
     /// A denial's reason: `denied by policy rule 1 (exec "rm *"): rm -rf /root` (the command
-    /// for exec and run (sh) only).
+    /// for exec and run (sh) only), `denied by policy rule 1 (network "*"): evil.example:443`.
     QString denialReason() const;
 };
 
@@ -110,6 +137,13 @@ struct PolicyVerdict
 /// rule that matches decides. When none matches the action is asked. exec and run (sh) are
 /// decided per command (PolicyVerdict); a command the policy cannot see through
 /// (PolicyCommand::askedBecause) skips the allow rules.
+///
+/// Network (the egress proxy's connections, ActionRequest::destination) is judged for EVERY
+/// actor: the traffic comes from the guest's programs, whoever started them. A network rule
+/// matches when its pattern matches the destination (NetworkPattern::matches(): names before
+/// they are resolved, addresses only when given as addresses) and its ports hold the port.
+/// Once an allowed or approved name is resolved, refusedAddress() says whether an address it
+/// resolved to is out of bounds.
 ///
 /// Pause while waiting (pausesWhileWaiting()): whether a running workspace is paused while an
 /// action for it waits for a person (ApprovalPause); the workspace's own setting, else the
@@ -125,13 +159,16 @@ struct PolicyVerdict
 ///         { "kinds": ["pause", "resume", "checkpoint"], "pattern": "*", "decision": "allow" }
 ///       ],
 ///       "workspaces": {
-///         "agent-1": [ { "kinds": ["file-write"], "pattern": "/root/scratch/*", "decision": "allow" } ],
+///         "agent-1": [ { "kinds": ["file-write"], "pattern": "/root/scratch/*", "decision": "allow" },
+///                      { "kinds": ["network"], "pattern": "*.github.com", "ports": [443, 22], "decision": "allow" } ],
 ///         "demo": { "pauseWhileWaiting": true, "rules": [ { "kinds": ["exec"], "decision": "ask" } ] }
 ///       }
 ///     }
 ///
 /// "kinds" holds action kind names (actionKindName()); missing or empty means every kind.
-/// "pattern" defaults to "*". "decision" is required. A workspace maps to its rule list, or
+/// "pattern" defaults to "*". "decision" is required. A rule that names network names only
+/// network; its pattern must be a NetworkPattern, and only it may have "ports" (a non-empty
+/// list of 1–65535; missing: 80 and 443). A workspace maps to its rule list, or
 /// to an object with "rules" (default: none) and "pauseWhileWaiting" (default: the policy's).
 /// "pauseWhileWaiting" is true or false; missing at the top means false.
 class Policy
@@ -158,6 +195,25 @@ public:
     /// The decision for `request` with the rule that made it.
     PolicyVerdict verdict(const ActionRequest& request) const;
 
+    /// After the proxy resolved an allowed or approved name (request.destination.addresses
+    /// filled): why it must not connect, or nullopt. Each address in a special-purpose range
+    /// (specialAddressRange()) must be named explicitly (NetworkPattern::namesExplicitly()) by a
+    /// network rule of the workspace or the default list that covers the port; the first such
+    /// rule decides, and only an allow rule lets the address through (a deny or ask rule never
+    /// makes it explicit, and the person who approved a name did not see where it resolves).
+    /// A literal-address destination is checked the same way. E.g. "pypi.example resolves to
+    /// 127.0.0.1 (loopback); no rule names that host or range". The proxy connects only to
+    /// the addresses it checked.
+    std::optional<QString> refusedAddress(const ActionRequest& request) const;
+
+    /// What "allow always" in the approval queue does for a connection: puts first in
+    /// `workspace`'s rules (the default rules for an empty name: an ephemeral run has no
+    /// workspace of its own) an allow network rule for exactly destination.host (a single
+    /// address for a literal IP) and destination.port, moving an equal rule there if it exists.
+    /// The port is always written, even 80 or 443: the person approved that port only, and
+    /// approving https must not open plain http to the same host.
+    void allowAlways(const QString& workspace, const NetworkDestination& destination);
+
     /// What load() makes of a file that does not exist.
     enum class IfMissing
     {
@@ -179,6 +235,12 @@ public:
     Expected<void> save(const QString& path) const;
 
     bool operator==(const Policy&) const = default;
+
+private:
+    /// Calls `take(rule, number from 1, workspace or "")` for `workspace`'s rules, then the
+    /// default ones, until it returns true; whether one did.
+    bool firstRule(const QString& workspace,
+                   const std::function<bool(const PolicyRule&, int, const QString&)>& take) const;
 };
 
 } // namespace sbw

@@ -25,6 +25,17 @@ QList<sbw::ActionRequest> requests()
         request.path = QStringLiteral("/root/scratch/a b");
         list << request;
     }
+    // Connections through the egress proxy: a name that resolved to a public and a loopback
+    // address, and a literal address.
+    sbw::ActionRequest connection = list.first();
+    connection.kind = sbw::ActionKind::Network;
+    connection.destination = {
+        QStringLiteral("pypi.example.com"),
+        443,
+        {QHostAddress(QStringLiteral("151.101.0.223")), QHostAddress::LocalHost}};
+    list << connection;
+    connection.destination = {QStringLiteral("10.0.0.5"), 8080, {}};
+    list << connection;
     return list;
 }
 
@@ -39,8 +50,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         SBW_FUZZ_CHECK(!policy.error().message.isEmpty(), "a refused file has a message");
         return 0;
     }
-    for (const sbw::ActionRequest& request : asked)
+    for (const sbw::ActionRequest& request : asked) {
         (void)policy->verdict(request).ruleText();
+        if (request.kind == sbw::ActionKind::Network)
+            (void)policy->refusedAddress(request);
+    }
     const auto again = sbw::Policy::parse(policy->toJson(), QStringLiteral("policy.json"));
     SBW_FUZZ_CHECK(bool(again), "a parsed policy's own file parses");
     SBW_FUZZ_CHECK(again.value() == policy.value(), "a policy survives being saved and read");

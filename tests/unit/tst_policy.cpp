@@ -531,7 +531,7 @@ private Q_SLOTS:
                 names.append(actionKindName(kind));
         }
         QCOMPARE(policyActionKindNames(), names.join(QStringLiteral(", ")));
-        QVERIFY(policyActionKindNames().endsWith(QLatin1String(", remove, list")));
+        QVERIFY(policyActionKindNames().endsWith(QLatin1String(", remove, list, network")));
         QVERIFY(!policyActionKinds().contains(ActionKind::Approval));
     }
 
@@ -567,7 +567,7 @@ private Q_SLOTS:
             << QByteArray("{\"version\": 1, \"workspaces\": {\"w\": [{\"kinds\": [\"exec\", \"sudo\"], \"decision\": \"deny\"}]}}")
             << QStringLiteral("p.json: workspaces.w[0].kinds[1]: \"sudo\" is not an action kind (exec, run, "
                               "file-write, upload, download, file-delete, create, start, stop, pause, resume, "
-                              "hibernate, wake, checkpoint, checkpoint-delete, revert, remove, list)");
+                              "hibernate, wake, checkpoint, checkpoint-delete, revert, remove, list, network)");
         QTest::newRow("approval is not a rule's kind")
             << QByteArray("{\"version\": 1, \"default\": [{\"kinds\": [\"approval\"], \"decision\": \"deny\"}]}")
             << QStringLiteral("p.json: default[0].kinds[0]: \"approval\" is not an action kind (%1)")
@@ -576,7 +576,7 @@ private Q_SLOTS:
                                  << QStringLiteral("p.json: default[0].pattern: must be a non-empty string");
         QTest::newRow("rule field")
             << QByteArray("{\"version\": 1, \"default\": [{\"decison\": \"deny\"}]}")
-            << QStringLiteral("p.json: default[0].decison: unknown field (expected kinds, pattern, decision)");
+            << QStringLiteral("p.json: default[0].decison: unknown field (expected kinds, pattern, ports, decision)");
         QTest::newRow("workspaces") << QByteArray("{\"version\": 1, \"workspaces\": []}")
                                     << QStringLiteral("p.json: workspaces: must map workspace names to rule lists");
     }

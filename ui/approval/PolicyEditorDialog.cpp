@@ -128,7 +128,13 @@ void PolicyEditorDialog::addRow(const PolicyRule& rule)
     QStringList kinds;
     for (ActionKind kind : rule.kinds)
         kinds.append(actionKindName(kind));
-    m_table->setItem(row, Kinds, new QTableWidgetItem(kinds.join(QStringLiteral(", "))));
+    auto* kindsItem = new QTableWidgetItem(kinds.join(QStringLiteral(", ")));
+    // The table has no column for a network rule's ports: they ride along so that saving keeps them.
+    QVariantList ports;
+    for (quint16 port : rule.ports)
+        ports.append(port);
+    kindsItem->setData(Qt::UserRole, ports);
+    m_table->setItem(row, Kinds, kindsItem);
     m_table->setItem(row, Pattern, new QTableWidgetItem(rule.pattern));
     auto* decision = new QComboBox(m_table);
     for (PolicyDecision value : {PolicyDecision::Allow, PolicyDecision::Ask, PolicyDecision::Deny})
@@ -175,6 +181,17 @@ Expected<void> PolicyEditorDialog::storeScope()
         const QString pattern = m_table->item(row, Pattern) ? m_table->item(row, Pattern)->text() : QString();
         rule.pattern = pattern.isEmpty() ? QStringLiteral("*") : pattern;
         rule.decision = PolicyDecision(static_cast<QComboBox*>(m_table->cellWidget(row, Decision))->currentData().toInt());
+        if (rule.kinds.contains(ActionKind::Network)) {
+            const QString where = tr("%1, rule %2")
+                                      .arg(m_shownScope.isEmpty() ? tr("default rules") : m_shownScope)
+                                      .arg(row + 1);
+            if (rule.kinds.size() != 1)
+                return makeError(tr("%1: network rules name only the kind network").arg(where));
+            if (auto pattern = NetworkPattern::parse(rule.pattern); !pattern)
+                return makeError(QStringLiteral("%1: %2").arg(where, pattern.error().message));
+            for (const QVariant& port : m_table->item(row, Kinds)->data(Qt::UserRole).toList())
+                rule.ports.append(quint16(port.toUInt()));
+        }
         rules.append(rule);
     }
     if (m_shownScope.isEmpty())
