@@ -45,6 +45,14 @@ QByteArray reasonPhrase(int status)
     }
 }
 
+ActionEnd endWith(Outcome outcome, const QString& error)
+{
+    ActionEnd end;
+    end.outcome = outcome;
+    end.error = error;
+    return end;
+}
+
 void setReadBufferSize(QIODevice* device, qint64 size)
 {
     if (auto* local = qobject_cast<QLocalSocket*>(device))
@@ -72,7 +80,7 @@ EgressConnection::~EgressConnection()
     if (m_waiting)
         m_proxy->withdraw(m_id, QStringLiteral("the workbench closed the connection"));
     if (m_row)
-        m_row->finish({Outcome::Error, {}, {}, QStringLiteral("the workbench closed the connection")});
+        m_row->finish(endWith(Outcome::Error, QStringLiteral("the workbench closed the connection")));
 }
 
 void EgressConnection::start()
@@ -177,6 +185,12 @@ void EgressConnection::resolved(const QList<QHostAddress>& addresses, const QStr
                           .arg(m_request.destination.host, error.isEmpty() ? QStringLiteral("no address") : error),
                       Outcome::Error);
     m_request.destination.addresses = addresses;
+    if (m_request.destination.isLiteralAddress() && m_decision.approval == Approval::Approved) {
+        // The person saw the address itself; only names need a rule to reach special ranges
+        // (an allowed name must not be pointed at the host's own services).
+        m_addresses = addresses;
+        return connectServer();
+    }
     std::weak_ptr<PostBack<EgressConnection>> postBack = m_postBack;
     m_proxy->checkAddresses(m_request, [postBack](std::optional<QString> refusal) {
         if (const auto target = postBack.lock())
@@ -210,7 +224,7 @@ void EgressConnection::connectServer()
                           Outcome::Error);
         }
         if (error != QAbstractSocket::RemoteHostClosedError)
-            close({Outcome::Error, {}, {}, QStringLiteral("the connection to the server broke: %1").arg(m_server->errorString())});
+            close(endWith(Outcome::Error, QStringLiteral("the connection to the server broke: %1").arg(m_server->errorString())));
     });
     connect(m_server, &QTcpSocket::readyRead, this, &EgressConnection::relay);
     connect(m_server, &QTcpSocket::bytesWritten, this, &EgressConnection::relay);
@@ -236,9 +250,10 @@ void EgressConnection::serverConnected()
         m_phase = Phase::ServerHello;
         return checkClientHello();
     }
-    m_server->write(m_reader.request().forwardedHead());
+    const QByteArray head = m_reader.request().forwardedHead();
+    m_server->write(head);
     m_server->write(m_toServer);
-    m_bytesSent += m_toServer.size();
+    m_bytesSent += head.size() + m_toServer.size();
     m_toServer.clear();
     m_phase = Phase::Relaying;
     relay();
@@ -271,7 +286,7 @@ void EgressConnection::checkClientHello()
     if (!refusal.isEmpty()) {
         // The client already has its 200: a refusal now can only close the tunnel.
         m_toServer.clear();
-        return close({Outcome::Denied, {}, {}, refusal});
+        return close(endWith(Outcome::Denied, refusal));
     }
     m_server->write(m_toServer);
     m_bytesSent += m_toServer.size();
@@ -330,7 +345,7 @@ void EgressConnection::clientGone()
         relay();
         return close({});
     }
-    close({Outcome::Cancelled, {}, {}, QStringLiteral("the program in the guest closed the connection")});
+    close(endWith(Outcome::Cancelled, QStringLiteral("the program in the guest closed the connection")));
 }
 
 void EgressConnection::refuse(int status, const QString& reason, Outcome outcome)
@@ -349,7 +364,7 @@ void EgressConnection::refuse(int status, const QString& reason, Outcome outcome
         start.elapsedMs = m_timer.elapsed();
         m_row = std::make_unique<LoggedAction>(m_proxy->m_log, start);
     }
-    close({outcome, {}, {}, reason});
+    close(endWith(outcome, reason));
 }
 
 void EgressConnection::close(const ActionEnd& end)

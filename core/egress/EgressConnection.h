@@ -1,6 +1,7 @@
 #pragma once
 
 #include "action/ActionGate.h"
+#include "log/CommandLog.h"
 #include "network/HttpProxyRequest.h"
 
 #include <QByteArray>

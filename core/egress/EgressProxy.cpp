@@ -100,11 +100,12 @@ void EgressProxy::decide(qint64 id, const ActionRequest& request, std::function<
 {
     QMetaObject::invokeMethod(
         this,
-        [this, id, request, done = std::move(done)]() mutable {
+        [this, id, request, done = std::move(done)] {
             auto* withdrawal = new ActionWithdrawal(this);
             m_waiting.insert(id, withdrawal);
-            request.withdrawal = withdrawal;
-            m_gate->decide(request, [self = QPointer(this), id, withdrawal, done](const GateDecision& decision) {
+            ActionRequest asked = request;
+            asked.withdrawal = withdrawal;
+            m_gate->decide(asked, [self = QPointer(this), id, withdrawal, done](const GateDecision& decision) {
                 if (self) {
                     self->m_waiting.remove(id);
                     withdrawal->deleteLater();
@@ -120,7 +121,7 @@ void EgressProxy::withdraw(qint64 id, const QString& reason)
     QMetaObject::invokeMethod(
         this,
         [this, id, reason] {
-            if (const QPointer<ActionWithdrawal> withdrawal = m_waiting.value(id))
+            if (QPointer<ActionWithdrawal> withdrawal = m_waiting.value(id))
                 withdrawal->withdraw(reason);
         },
         Qt::QueuedConnection);
