@@ -74,7 +74,7 @@ private:
             m_toHost.resize(std::max(n, 0));
             if (n == SSH_ERROR)
                 return false;
-            if (n == 0 && ssh_channel_is_eof(m_channel))
+            if (n == SSH_EOF || (n == 0 && ssh_channel_is_eof(m_channel)))
                 m_guestEof = true;
         }
         while (!m_toHost.isEmpty()) {

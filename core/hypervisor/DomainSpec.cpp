@@ -72,7 +72,9 @@ void writeMetadata(QXmlStreamWriter& xml, const DomainSpec& spec)
         xml.writeAttribute(QStringLiteral("disk-gib"), QString::number(spec.diskGiB));
         xml.writeAttribute(QStringLiteral("cpu-share"), QString::number(spec.cpuSharePercent));
         xml.writeAttribute(QStringLiteral("network"),
-                           spec.natNetwork ? QStringLiteral("nat") : QStringLiteral("none"));
+                           !spec.networkMode.isEmpty() ? spec.networkMode
+                           : spec.natNetwork           ? QStringLiteral("nat")
+                                                       : QStringLiteral("none"));
     }
     xml.writeEndElement();
     xml.writeEndElement();

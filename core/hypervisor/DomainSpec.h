@@ -51,6 +51,9 @@ struct DomainSpec
     QString hostKey;        ///< the guest sshd's public host key, recorded in metadata
     /// A virtio NIC on QEMU's user-mode network 10.0.2.0/24 (outgoing IPv4 NAT, DNS at 10.0.2.3)
     bool natNetwork = false;
+    /// The workspace's network mode as its metadata records it ("none", "nat", "allowlist");
+    /// empty: "nat" or "none" from natNetwork. Only natNetwork adds an interface.
+    QString networkMode;
 };
 
 /// Writes the domain XML: q35, direct kernel boot, virtio-blk overlay, serial console on a PTY

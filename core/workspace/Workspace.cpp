@@ -3,6 +3,8 @@
 #include "base/DataPaths.h"
 #include "base/Logging.h"
 #include "guest/ClientKey.h"
+#include "guest/GuestSession.h"
+#include "guest/ReverseForward.h"
 #include "hypervisor/VirtioSerialBridge.h"
 #include "hypervisor/ConnectionUri.h"
 #include "hypervisor/DomainSpec.h"
@@ -12,6 +14,7 @@
 #include "image/GuestImage.h"
 #include "sandbox/SandboxLimits.h"
 #include "workspace/WorkspaceDomains.h"
+#include "workspace/WorkspaceEgress.h"
 
 #include <QDateTime>
 #include <QThread>
@@ -103,6 +106,7 @@ struct Workspace::Link
 {
     std::unique_ptr<VirtioSerialBridge> bridge;
     std::unique_ptr<GuestSession> session; // destroyed before the bridge under it
+    std::unique_ptr<ReverseForward> egress; // allowlist network: destroyed before the session
 };
 
 Workspace::Workspace(HypervisorConnection& connection, WorkspaceRecord record)
@@ -184,6 +188,7 @@ Expected<std::unique_ptr<Workspace>> Workspace::create(HypervisorConnection& con
     spec.diskGiB = settings.diskGiB;
     spec.hostKey = image->hostKey;
     spec.natNetwork = settings.network == WorkspaceNetwork::Nat;
+    spec.networkMode = workspaceNetworkName(settings.network);
 
     const QByteArray xml = domainXml(spec).toUtf8();
     DomainPtr domain(virDomainDefineXML(conn, xml.constData()));
@@ -609,6 +614,8 @@ Expected<ExecStatus> Workspace::exec(const ExecRequest& plainRequest, Clock::tim
         return environment.error();
     ExecRequest request = plainRequest;
     request.command.prepend(environment->exportLines());
+    if (m_record.settings.network == WorkspaceNetwork::Allowlist)
+        request.command.prepend(workspace_egress::exportLines());
     // A second attempt on a new session when the guest never answered the channel request:
     // the command did not start then, so running it again runs it once.
     for (int attempt = 1;; ++attempt) {
@@ -715,6 +722,7 @@ Expected<void> Workspace::ensureSession(Clock::time_point deadline, CancelFlags 
         if (session) {
             link->session = std::move(session.value());
             m_link = std::move(link);
+            listenForEgress();
             return {};
         }
         lastError = session.error();
@@ -723,6 +731,29 @@ Expected<void> Workspace::ensureSession(Clock::time_point deadline, CancelFlags 
         QThread::msleep(200);
     }
     return lastError;
+}
+
+void Workspace::listenForEgress()
+{
+    const auto acceptor = workspace_egress::acceptor();
+    if (m_record.settings.network != WorkspaceNetwork::Allowlist || !acceptor)
+        return;
+    auto forward = m_link->session->listenForward(
+        workspace_egress::kGuestPort,
+        [acceptor, name = m_record.name](int fd, quint16 sourcePort) { acceptor(name, fd, sourcePort); });
+    if (!forward) {
+        // Another session (of another workbench process) serves the port: its proxy decides.
+        qCInfo(lcChannel) << "workspace" << m_record.name << ": no egress proxy port:" << forward.error().message;
+        return;
+    }
+    m_link->egress = std::move(forward.value());
+    // Login shells (terminal tabs) find the proxy too; commands get the lines themselves.
+    ExecRequest profile;
+    profile.command = "cat >/etc/profile.d/sbw-egress-proxy.sh";
+    profile.stdinData = workspace_egress::exportLines();
+    profile.timeout = std::chrono::seconds(30);
+    if (auto written = m_link->session->exec(profile); !written || written->exitStatus != 0)
+        qCWarning(lcChannel) << "workspace" << m_record.name << ": cannot write the proxy settings for login shells";
 }
 
 void Workspace::closeSession()

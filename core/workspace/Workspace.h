@@ -154,6 +154,9 @@ private:
     /// Polls every 100 ms until the domain is shut off (true) or `deadline` (false).
     static bool waitShutOff(virDomainPtr domain, std::chrono::steady_clock::time_point deadline);
     Expected<void> ensureSession(std::chrono::steady_clock::time_point deadline, CancelFlags cancel);
+    /// Allowlist network: asks the new session's sshd for the egress proxy's port
+    /// (WorkspaceEgress) when this process serves a proxy. The caller holds m_mutex.
+    void listenForEgress();
     void dropSession();
 
     /// An SSH session and the channel bridge under it; shared so that an exec() in flight

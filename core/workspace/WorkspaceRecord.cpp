@@ -24,7 +24,15 @@ QString recordPath(const QString& name)
 
 QString workspaceNetworkName(WorkspaceNetwork network)
 {
-    return network == WorkspaceNetwork::Nat ? QStringLiteral("nat") : QStringLiteral("none");
+    switch (network) {
+    case WorkspaceNetwork::Nat:
+        return QStringLiteral("nat");
+    case WorkspaceNetwork::Allowlist:
+        return QStringLiteral("allowlist");
+    case WorkspaceNetwork::None:
+        break;
+    }
+    return QStringLiteral("none");
 }
 
 bool parseWorkspaceNetwork(const QString& text, WorkspaceNetwork* network)
@@ -33,6 +41,8 @@ bool parseWorkspaceNetwork(const QString& text, WorkspaceNetwork* network)
         *network = WorkspaceNetwork::None;
     else if (text == QLatin1String("nat"))
         *network = WorkspaceNetwork::Nat;
+    else if (text == QLatin1String("allowlist"))
+        *network = WorkspaceNetwork::Allowlist;
     else
         return false;
     return true;

@@ -9,15 +9,18 @@
 
 namespace sbw {
 
-/// The network a workspace gets: none (the default; SSH and the agent use virtio-serial), or
-/// NAT: a virtio NIC on QEMU's user-mode network (outgoing IPv4 and DNS; nothing listens).
+/// The network a workspace gets: none (the default; SSH and the agent use virtio-serial), NAT:
+/// a virtio NIC on QEMU's user-mode network (outgoing IPv4 and DNS; nothing listens), or
+/// allowlist: no interface either, only HTTP(S) through the workbench's egress proxy, reached
+/// over the SSH session (WorkspaceEgress), which decides per destination.
 enum class WorkspaceNetwork
 {
     None,
-    Nat
+    Nat,
+    Allowlist,
 };
 
-/// "none" / "nat"; parseWorkspaceNetwork() reads them back (nullopt-like false on anything else).
+/// "none" / "nat" / "allowlist"; parseWorkspaceNetwork() reads them back (false on anything else).
 QString workspaceNetworkName(WorkspaceNetwork network);
 bool parseWorkspaceNetwork(const QString& text, WorkspaceNetwork* network);
 

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+#include <functional>
+
+namespace sbw {
+
+/// How a workspace in allowlist mode reaches the network: its guest has no interface; programs
+/// in it use an HTTP proxy at 127.0.0.1:kEgressProxyGuestPort in the guest, where the guest's
+/// sshd listens for the workbench (GuestSession::listenForward) and hands each connection to
+/// the process's egress proxy (EgressProxy::serve).
+///
+/// The process that runs an egress proxy (the window, `sbw serve`, `sbw mcp`) sets the
+/// acceptor once; every Workspace of that process then asks for the forward when it opens its
+/// SSH session. Without an acceptor (a plain `sbw ws exec`), no forward is made: if no other
+/// process of the workbench serves the workspace, its programs find nothing on the port and
+/// have no network at all — it fails closed.
+namespace workspace_egress {
+
+/// The proxy's port on the guest's loopback.
+inline constexpr quint16 kGuestPort = 3128;
+
+/// Receives one guest connection: the workspace's name, the host end of the connection (a
+/// connected socket the callee owns) and the program's port on the guest's loopback. Called on
+/// an SSH I/O thread; must not block.
+using Acceptor = std::function<void(const QString& workspace, int fd, quint16 sourcePort)>;
+
+/// Sets (or, with an empty function, clears) this process's acceptor. Thread-safe.
+void setAcceptor(Acceptor acceptor);
+/// The acceptor; empty when this process serves no proxy. Thread-safe.
+Acceptor acceptor();
+
+/// The shell lines that point every proxy-aware program at the proxy: HTTP_PROXY,
+/// HTTPS_PROXY, http_proxy, https_proxy (curl, pip, apt, git, npm read them) and
+/// NO_PROXY/no_proxy=localhost,127.0.0.1 (the guest's own services stay direct).
+QByteArray exportLines();
+
+} // namespace workspace_egress
+} // namespace sbw
