@@ -29,7 +29,7 @@ const char kUsage[] =
     "usage: sbw ws SUBCOMMAND [options]\n\n"
     "subcommands:\n"
     "  create NAME [--image R] [--vcpus N] [--memory MIB] [--disk GIB] [--cpu-share PERCENT]\n"
-    "              [--network none|nat] [--json]\n"
+    "              [--network none|nat|allowlist] [--json]\n"
     "                             defaults: minimal, 1 vCPU, 512 MiB, 4 GiB (at least the\n"
     "                             image's size), CPU share 0 (no limit; percent of one host\n"
     "                             core, held at every start), network none; left stopped\n"
@@ -193,7 +193,7 @@ int create(Command& c)
                                     QStringLiteral("MIB"), QStringLiteral("512"));
     const QCommandLineOption disk(QStringLiteral("disk"), QStringLiteral("Disk size, GiB."),
                                   QStringLiteral("GIB"), QStringLiteral("4"));
-    const QCommandLineOption network(QStringLiteral("network"), QStringLiteral("none or nat."),
+    const QCommandLineOption network(QStringLiteral("network"), QStringLiteral("none, nat or allowlist (HTTP(S) through the window's proxy; each destination by the policy's network rules)."),
                                      QStringLiteral("NET"), QStringLiteral("none"));
     const QCommandLineOption cpuShare(QStringLiteral("cpu-share"),
                                       QStringLiteral("CPU time, percent of one host core."),
@@ -203,7 +203,7 @@ int create(Command& c)
     c.parser().addOptions({image, vcpus, memory, disk, cpuShare, network, json});
     if (auto done =
             c.parse(1, QStringLiteral("sbw ws create NAME [--image R] [--vcpus N] [--memory MIB] "
-                                      "[--disk GIB] [--cpu-share PERCENT] [--network none|nat] "
+                                      "[--disk GIB] [--cpu-share PERCENT] [--network none|nat|allowlist] "
                                       "[--json]")))
         return *done;
     WorkspaceSettings settings;
@@ -227,7 +227,7 @@ int create(Command& c)
             return fail(QStringLiteral("--disk: ") + size.error().message, kUsageError);
     }
     if (!parseWorkspaceNetwork(c.parser().value(network), &settings.network))
-        return fail(QStringLiteral("--network is none or nat"), kUsageError);
+        return fail(QStringLiteral("--network is none, nat or allowlist"), kUsageError);
     LoggedAction logAction(commandLog(), cliAction(c.arg(0), ActionKind::Create,
                                                     QStringLiteral("%1 vCPU(s), %2 MiB, %3 GiB disk, network %4")
                                                         .arg(settings.vcpus)

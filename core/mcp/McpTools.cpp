@@ -253,7 +253,7 @@ McpTool listWorkspacesTool(std::shared_ptr<McpSandboxes> sandboxes)
          {QStringLiteral("memory_mib"), integerSchema(QStringLiteral("Guest memory, MiB."))},
          {QStringLiteral("vcpus"), integerSchema(QStringLiteral("Guest vCPUs."))},
          {QStringLiteral("disk_gib"), integerSchema(QStringLiteral("Disk size, GiB."))},
-         {QStringLiteral("network"), stringSchema(QStringLiteral("none or nat."))}},
+         {QStringLiteral("network"), stringSchema(QStringLiteral("none, nat or allowlist."))}},
         {QStringLiteral("name"), QStringLiteral("state")});
     tool.outputSchema =
         objectSchema({{QStringLiteral("workspaces"),
@@ -311,8 +311,10 @@ McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
           integerSchema(QStringLiteral("Disk size, GiB; default 4 (at least the image's)."), 1,
                         4096)},
          {QStringLiteral("network"),
-          enumSchema(QStringLiteral("none (default: no network interface) or nat (outgoing IPv4)."),
-                     {QStringLiteral("none"), QStringLiteral("nat")})},
+          enumSchema(QStringLiteral("none (default: no network interface), nat (outgoing IPv4) or "
+                                    "allowlist (HTTP(S) through the workbench's proxy, each "
+                                    "destination allowed by the policy's network rules or a person)."),
+                     {QStringLiteral("none"), QStringLiteral("nat"), QStringLiteral("allowlist")})},
          {QStringLiteral("start"),
           booleanSchema(QStringLiteral("Start it at once; default true."))}},
         {QStringLiteral("name")});
@@ -330,7 +332,8 @@ McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
             if (!check)
                 return check.error();
         if (auto network = arguments.choice(QStringLiteral("network"),
-                                            {QStringLiteral("none"), QStringLiteral("nat")},
+                                            {QStringLiteral("none"), QStringLiteral("nat"),
+                                             QStringLiteral("allowlist")},
                                             QStringLiteral("none"));
             !network)
             return network.error();

@@ -4,6 +4,7 @@
 #include "approval/ApprovalQueue.h"
 #include "approval/Policy.h"
 #include "approval/PolicyGate.h"
+#include "egress/EgressProxy.h"
 #include "log/CommandLog.h"
 #include "mcp/McpHttpAccess.h"
 #include "mcp/McpHttpTransport.h"
@@ -11,6 +12,7 @@
 #include "mcp/McpTools.h"
 #include "sandbox/SandboxPool.h"
 #include "stats/StatsSampler.h"
+#include "workspace/WorkspaceEgress.h"
 #include "workspace/WorkspaceManager.h"
 
 namespace sbw {
@@ -23,10 +25,15 @@ Workbench::Workbench(HypervisorConnection* connection, QObject* parent)
 {
     openCommandLog();
     createGate();
+    createEgressProxy();
     createMcpServer();
 }
 
-Workbench::~Workbench() = default;
+Workbench::~Workbench()
+{
+    // Guests' connections stop reaching a proxy that is about to go.
+    workspace_egress::setAcceptor({});
+}
 
 void Workbench::openCommandLog()
 {
@@ -50,6 +57,16 @@ void Workbench::createGate()
     m_gate->setApprovalQueue(m_approvals);
     // The policy's pauseWhileWaiting: a workspace is paused while an action for it waits.
     m_gate->setApprovalPause(new ApprovalPause(m_connection, m_commandLog, this));
+}
+
+void Workbench::createEgressProxy()
+{
+    m_egressProxy = new EgressProxy(
+        m_gate, [gate = m_gate](const ActionRequest& request) { return gate->policy().refusedAddress(request); },
+        m_commandLog, this);
+    workspace_egress::setAcceptor([proxy = m_egressProxy](const QString& workspace, int fd, quint16 sourcePort) {
+        proxy->serve(fd, workspace, sourcePort);
+    });
 }
 
 void Workbench::createMcpServer()

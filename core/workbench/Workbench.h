@@ -11,6 +11,7 @@ namespace sbw {
 
 class ApprovalQueue;
 class CommandLog;
+class EgressProxy;
 class HypervisorConnection;
 class McpHttpTransport;
 class McpServer;
@@ -45,6 +46,9 @@ public:
     const std::shared_ptr<CommandLog>& commandLog() const { return m_commandLog; }
     ApprovalQueue* approvals() const { return m_approvals; }
     PolicyGate* gate() const { return m_gate; }
+    /// The allowlist network's proxy; this process's workspaces send their guests' connections
+    /// to it (WorkspaceEgress).
+    EgressProxy* egressProxy() const { return m_egressProxy; }
     McpServer* mcpServer() const { return m_mcpServer; }
     McpHttpTransport* mcpHttp() const { return m_mcpHttp; }
     /// The HTTP endpoint's bearer token; empty when tokenLoaded() failed.
@@ -57,6 +61,7 @@ public:
 private:
     void openCommandLog();
     void createGate();
+    void createEgressProxy();
     void createMcpServer();
 
     HypervisorConnection* m_connection;
@@ -66,6 +71,7 @@ private:
     std::shared_ptr<CommandLog> m_commandLog;
     ApprovalQueue* m_approvals = nullptr;
     PolicyGate* m_gate = nullptr;
+    EgressProxy* m_egressProxy = nullptr;
     McpServer* m_mcpServer = nullptr;
     McpHttpTransport* m_mcpHttp = nullptr;
     QByteArray m_mcpToken;

@@ -735,12 +735,12 @@ Expected<void> Workspace::ensureSession(Clock::time_point deadline, CancelFlags 
 
 void Workspace::listenForEgress()
 {
-    const auto acceptor = workspace_egress::acceptor();
-    if (m_record.settings.network != WorkspaceNetwork::Allowlist || !acceptor)
+    if (m_record.settings.network != WorkspaceNetwork::Allowlist || !workspace_egress::hasAcceptor())
         return;
     auto forward = m_link->session->listenForward(
-        workspace_egress::kGuestPort,
-        [acceptor, name = m_record.name](int fd, quint16 sourcePort) { acceptor(name, fd, sourcePort); });
+        workspace_egress::kGuestPort, [name = m_record.name](int fd, quint16 sourcePort) {
+            workspace_egress::accept(name, fd, sourcePort);
+        });
     if (!forward) {
         // Another session (of another workbench process) serves the port: its proxy decides.
         qCInfo(lcChannel) << "workspace" << m_record.name << ": no egress proxy port:" << forward.error().message;

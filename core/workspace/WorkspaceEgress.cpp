@@ -1,6 +1,7 @@
 #include "workspace/WorkspaceEgress.h"
 
 #include <mutex>
+#include <unistd.h>
 
 namespace sbw::workspace_egress {
 namespace {
@@ -16,10 +17,19 @@ void setAcceptor(Acceptor acceptor)
     g_acceptor = std::move(acceptor);
 }
 
-Acceptor acceptor()
+bool hasAcceptor()
 {
     std::lock_guard lock(g_mutex);
-    return g_acceptor;
+    return bool(g_acceptor);
+}
+
+void accept(const QString& workspace, int fd, quint16 sourcePort)
+{
+    std::lock_guard lock(g_mutex);
+    if (g_acceptor)
+        g_acceptor(workspace, fd, sourcePort);
+    else
+        ::close(fd);
 }
 
 QByteArray exportLines()

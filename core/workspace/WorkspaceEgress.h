@@ -27,10 +27,13 @@ inline constexpr quint16 kGuestPort = 3128;
 /// an SSH I/O thread; must not block.
 using Acceptor = std::function<void(const QString& workspace, int fd, quint16 sourcePort)>;
 
-/// Sets (or, with an empty function, clears) this process's acceptor. Thread-safe.
+/// Sets (or, with an empty function, clears) this process's acceptor. Thread-safe; once it
+/// returned, the earlier acceptor is not running and is never called again.
 void setAcceptor(Acceptor acceptor);
-/// The acceptor; empty when this process serves no proxy. Thread-safe.
-Acceptor acceptor();
+/// Whether this process serves a proxy. Thread-safe.
+bool hasAcceptor();
+/// Hands a guest connection to the acceptor, or closes `fd` when there is none. Thread-safe.
+void accept(const QString& workspace, int fd, quint16 sourcePort);
 
 /// The shell lines that point every proxy-aware program at the proxy: HTTP_PROXY,
 /// HTTPS_PROXY, http_proxy, https_proxy (curl, pip, apt, git, npm read them) and

@@ -56,6 +56,8 @@ NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
     m_network->setObjectName(QStringLiteral("networkBox"));
     m_network->addItem(tr("None (no network interface)"), workspaceNetworkName(WorkspaceNetwork::None));
     m_network->addItem(tr("NAT (outgoing IPv4 connections and DNS)"), workspaceNetworkName(WorkspaceNetwork::Nat));
+    m_network->addItem(tr("Allowlist (HTTP and HTTPS through the proxy, each destination by policy)"),
+                       workspaceNetworkName(WorkspaceNetwork::Allowlist));
     m_startNow->setObjectName(QStringLiteral("startNowBox"));
     m_startNow->setChecked(true);
     m_startNow->setToolTip(

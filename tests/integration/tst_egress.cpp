@@ -1,0 +1,321 @@
+// The allowlist network on a real guest: the workspace has no interface but lo; a program in it
+// reaches HTTP servers on the host's loopback only through the egress proxy (over the SSH
+// session); a rule allows one port, another is denied with 403 and a row, an unlisted one waits
+// for a person and goes through once approved, "allow always" writes the rule so the next
+// attempt is not asked, a name that leads to loopback is refused, and pip installs a package
+// from a simple index only while a rule allows that index.
+
+#include "TestEnvironment.h"
+#include "WorkspaceShell.h"
+#include "approval/ApprovalQueue.h"
+#include "approval/PolicyGate.h"
+#include "egress/EgressProxy.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "log/CommandLog.h"
+#include "workspace/Workspace.h"
+#include "workspace/WorkspaceEgress.h"
+
+#include <QCryptographicHash>
+#include <QProcess>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace sbw;
+
+namespace {
+
+const QString kName = QStringLiteral("test-egress");
+
+quint16 freePort()
+{
+    QTcpServer probe;
+    probe.listen(QHostAddress::LocalHost, 0);
+    return probe.serverPort();
+}
+
+PolicyRule networkRule(const QString& pattern, QList<quint16> ports, PolicyDecision decision)
+{
+    PolicyRule rule;
+    rule.kinds = {ActionKind::Network};
+    rule.pattern = pattern;
+    rule.ports = std::move(ports);
+    rule.decision = decision;
+    return rule;
+}
+
+/// A wheel of package "sbwdemo" 1.0 (module sbwdemo.py printing its greeting), built with
+/// Python's zipfile, and a PEP 503 simple index for it under `root`/simple.
+bool writeIndex(const QString& root)
+{
+    const QString script = QStringLiteral(R"(
+import base64, hashlib, os, sys, zipfile
+root = sys.argv[1]
+wheel = 'sbwdemo-1.0-py3-none-any.whl'
+files = {
+    'sbwdemo.py': 'GREETING = "hello from the allowed index"\n',
+    'sbwdemo-1.0.dist-info/METADATA': 'Metadata-Version: 2.1\nName: sbwdemo\nVersion: 1.0\n',
+    'sbwdemo-1.0.dist-info/WHEEL': 'Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n',
+}
+record = []
+for name, text in files.items():
+    digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b'=').decode()
+    record.append(f'{name},sha256={digest},{len(text.encode())}')
+record.append('sbwdemo-1.0.dist-info/RECORD,,')
+files['sbwdemo-1.0.dist-info/RECORD'] = '\n'.join(record) + '\n'
+os.makedirs(os.path.join(root, 'simple', 'sbwdemo'))
+with zipfile.ZipFile(os.path.join(root, 'simple', 'sbwdemo', wheel), 'w') as z:
+    for name, text in files.items():
+        z.writestr(name, text)
+with open(os.path.join(root, 'simple', 'sbwdemo', 'index.html'), 'w') as f:
+    f.write(f'<html><body><a href="{wheel}">{wheel}</a></body></html>\n')
+)");
+    return QProcess::execute(QStringLiteral("python3"), {QStringLiteral("-c"), script, root}) == 0;
+}
+
+} // namespace
+
+class TestEgress : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_data;
+    QTemporaryDir m_site;
+    std::unique_ptr<HypervisorConnection> m_connection;
+    std::unique_ptr<Workspace> m_workspace;
+    std::shared_ptr<CommandLog> m_log;
+    std::unique_ptr<ApprovalQueue> m_queue;
+    std::unique_ptr<PolicyGate> m_gate;
+    std::unique_ptr<EgressProxy> m_proxy;
+    QList<QProcess*> m_servers;
+    quint16 m_allowedPort = 0;
+    quint16 m_deniedPort = 0;
+    quint16 m_askedPort = 0;
+    quint16 m_indexPort = 0;
+    QByteArray m_page;
+
+    quint16 startServer()
+    {
+        const quint16 port = freePort();
+        auto* server = new QProcess(this);
+        server->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        server->start(QStringLiteral("python3"),
+                      {QStringLiteral("-m"), QStringLiteral("http.server"), QStringLiteral("--bind"),
+                       QStringLiteral("127.0.0.1"), QStringLiteral("--directory"), m_site.path(),
+                       QString::number(port)});
+        m_servers.append(server);
+        QTcpSocket probe;
+        const bool up = QTest::qWaitFor(
+            [&] {
+                probe.abort();
+                probe.connectToHost(QHostAddress::LocalHost, port);
+                return probe.waitForConnected(200);
+            },
+            20000);
+        return up ? port : 0;
+    }
+
+    /// Fetches http://HOST:PORT/page.txt in the guest through the proxy (named explicitly: the
+    /// guest's NO_PROXY sends 127.0.0.1 direct, where nothing listens). Prints "STATUS SHA256"
+    /// or "STATUS BODY" for an error. Runs on a worker thread so the test's event loop (where
+    /// the proxy asks the gate) keeps turning.
+    QByteArray fetch(const QString& host, quint16 port)
+    {
+        const QString program = QStringLiteral(
+            "import hashlib, urllib.request, urllib.error\n"
+            "opener = urllib.request.build_opener(urllib.request.ProxyHandler({'http': 'http://127.0.0.1:%1'}))\n"
+            "try:\n"
+            "    body = opener.open('http://%2:%3/page.txt', timeout=120).read()\n"
+            "    print(200, hashlib.sha256(body).hexdigest())\n"
+            "except urllib.error.HTTPError as e:\n"
+            "    print(e.code, e.read().decode().strip())\n")
+                                    .arg(workspace_egress::kGuestPort)
+                                    .arg(host)
+                                    .arg(port);
+        return inGuest(QStringLiteral("python3 -c \"$(cat <<'EOF'\n%1EOF\n)\"").arg(program));
+    }
+
+    QByteArray inGuest(const QString& command)
+    {
+        auto future = std::async(std::launch::async, [&] { return test::shellOutput(*m_workspace, command); });
+        QTest::qWaitFor([&] { return future.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }, 300000);
+        return future.get();
+    }
+
+    ActionRecord newestRow()
+    {
+        LogFilter filter;
+        filter.sandbox = kName;
+        const auto rows = m_log->rows(filter, 1);
+        return rows && !rows->isEmpty() ? rows->first() : ActionRecord{};
+    }
+
+    void removeLeftover()
+    {
+        if (auto old = Workspace::open(*m_connection, kName))
+            QVERIFY(old.value()->remove().ok());
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        qputenv("XDG_DATA_HOME", m_data.path().toUtf8());
+        m_page = "allowed page\n" + QByteArray(200000, 'p') + '\n';
+        QFile page(m_site.filePath(QStringLiteral("page.txt")));
+        QVERIFY(page.open(QIODevice::WriteOnly) && page.write(m_page) == m_page.size());
+        page.close();
+        QVERIFY(writeIndex(m_site.path()));
+        m_allowedPort = startServer();
+        m_deniedPort = startServer();
+        m_askedPort = startServer();
+        m_indexPort = startServer();
+        QVERIFY(m_allowedPort && m_deniedPort && m_askedPort && m_indexPort);
+
+        m_log = CommandLog::open(m_data.filePath(QStringLiteral("log.sqlite"))).value();
+        Policy policy;
+        policy.workspaceRules[kName] = {
+            networkRule(QStringLiteral("127.0.0.1"), {m_allowedPort}, PolicyDecision::Allow),
+            networkRule(QStringLiteral("127.0.0.1"), {m_deniedPort}, PolicyDecision::Deny),
+            networkRule(QStringLiteral("*"), {m_indexPort}, PolicyDecision::Allow),
+        };
+        m_queue = std::make_unique<ApprovalQueue>();
+        m_gate = std::make_unique<PolicyGate>(policy, m_log);
+        m_gate->setApprovalQueue(m_queue.get());
+        m_proxy = std::make_unique<EgressProxy>(
+            m_gate.get(), [this](const ActionRequest& request) { return m_gate->policy().refusedAddress(request); },
+            m_log);
+        workspace_egress::setAcceptor([proxy = m_proxy.get()](const QString& workspace, int fd, quint16 port) {
+            proxy->serve(fd, workspace, port);
+        });
+
+        m_connection = std::make_unique<HypervisorConnection>(test::guestUri());
+        QVERIFY(m_connection->ensureOpen().ok());
+        removeLeftover();
+        WorkspaceSettings settings;
+        settings.memoryMiB = 384;
+        settings.network = WorkspaceNetwork::Allowlist;
+        auto created = Workspace::create(*m_connection, kName, settings);
+        QVERIFY2(created.ok(), created ? "" : qPrintable(created.error().message));
+        m_workspace = std::move(created.value());
+        QVERIFY(m_workspace->start().ok());
+    }
+
+    void guestHasOnlyLoopback()
+    {
+        QCOMPARE(inGuest(QStringLiteral("ls /sys/class/net")), QByteArray("lo\n"));
+        QCOMPARE(m_workspace->record().settings.network, WorkspaceNetwork::Allowlist);
+    }
+
+    void commandsGetTheProxyVariables()
+    {
+        QCOMPARE(inGuest(QStringLiteral("echo $HTTPS_PROXY $http_proxy $NO_PROXY")),
+                 QByteArray("http://127.0.0.1:3128 http://127.0.0.1:3128 localhost,127.0.0.1\n"));
+        // Login shells (terminal tabs) read it from /etc/profile.d.
+        QCOMPARE(inGuest(QStringLiteral("env -i sh -lc 'echo $HTTP_PROXY'")), QByteArray("http://127.0.0.1:3128\n"));
+    }
+
+    void allowedPortServesThePage()
+    {
+        QCOMPARE(fetch(QStringLiteral("127.0.0.1"), m_allowedPort),
+                 "200 " + QCryptographicHash::hash(m_page, QCryptographicHash::Sha256).toHex() + '\n');
+        QTRY_COMPARE(newestRow().outcome, Outcome::Succeeded);
+        const ActionRecord row = newestRow();
+        QCOMPARE(row.kind, ActionKind::Network);
+        QCOMPARE(row.actor.kind, Actor::Kind::Guest);
+        QVERIFY2(row.actor.name.startsWith(QLatin1String("127.0.0.1:")), qPrintable(row.actor.name));
+        QCOMPARE(row.command, QStringLiteral("GET http://127.0.0.1:%1/page.txt").arg(m_allowedPort));
+        QVERIFY(row.bytesReceived > m_page.size());
+    }
+
+    void deniedPortGets403AndARow()
+    {
+        QCOMPARE(fetch(QStringLiteral("127.0.0.1"), m_deniedPort),
+                 QStringLiteral("403 denied by policy rule 2 of workspace '%1' (network \"127.0.0.1\" ports %2): "
+                                "127.0.0.1:%2\n")
+                     .arg(kName)
+                     .arg(m_deniedPort)
+                     .toUtf8());
+        QCOMPARE(newestRow().outcome, Outcome::Denied);
+        QCOMPARE(newestRow().kind, ActionKind::Network);
+    }
+
+    void unlistedPortWaitsAndGoesThroughOnceApproved()
+    {
+        qint64 asked = 0;
+        connect(m_queue.get(), &ApprovalQueue::added, this, [&](qint64 id) {
+            asked = id;
+            m_queue->approve(id, QStringLiteral("alice"));
+        });
+        QCOMPARE(fetch(QStringLiteral("127.0.0.1"), m_askedPort),
+                 "200 " + QCryptographicHash::hash(m_page, QCryptographicHash::Sha256).toHex() + '\n');
+        disconnect(m_queue.get(), &ApprovalQueue::added, this, nullptr);
+        QVERIFY(asked != 0);
+        QTRY_COMPARE(newestRow().outcome, Outcome::Succeeded);
+        QCOMPARE(newestRow().approver, QStringLiteral("alice"));
+    }
+
+    void allowAlwaysWritesTheRule()
+    {
+        Policy policy = m_gate->policy();
+        NetworkDestination destination;
+        destination.host = QStringLiteral("127.0.0.1");
+        destination.port = m_askedPort;
+        policy.allowAlways(kName, destination);
+        m_gate->setPolicy(policy);
+        bool askedAgain = false;
+        connect(m_queue.get(), &ApprovalQueue::added, this, [&](qint64 id) {
+            askedAgain = true;
+            m_queue->deny(id, QStringLiteral("test"), QStringLiteral("should not be asked"));
+        });
+        QCOMPARE(fetch(QStringLiteral("127.0.0.1"), m_askedPort).left(4), QByteArray("200 "));
+        disconnect(m_queue.get(), &ApprovalQueue::added, this, nullptr);
+        QVERIFY(!askedAgain);
+        QCOMPARE(newestRow().approval, Approval::Auto);
+    }
+
+    void nameLeadingToLoopbackIsRefused()
+    {
+        const QByteArray reply = fetch(QStringLiteral("localhost"), m_indexPort);
+        QVERIFY2(reply.startsWith("403 localhost resolves to 127.0.0.1 (loopback)"), reply.constData());
+    }
+
+    void pipInstallsFromTheAllowedIndexOnly()
+    {
+        // The index is reached by a name that leads to loopback: an exact rule for that name.
+        Policy policy = m_gate->policy();
+        policy.workspaceRules[kName].prepend(networkRule(QStringLiteral("localhost"), {m_indexPort}, PolicyDecision::Allow));
+        m_gate->setPolicy(policy);
+        const QString pip = QStringLiteral("env -u NO_PROXY -u no_proxy pip install --no-cache-dir --index-url "
+                                           "http://localhost:%1/simple/ sbwdemo 2>&1 >/dev/null | tail -1; "
+                                           "python3 -c 'import sbwdemo; print(sbwdemo.GREETING)' 2>&1 | tail -1")
+                                .arg(m_indexPort);
+        QCOMPARE(inGuest(pip).split('\n').value(1), QByteArray("hello from the allowed index"));
+
+        policy.workspaceRules[kName].removeFirst();
+        m_gate->setPolicy(policy);
+        inGuest(QStringLiteral("pip uninstall -y sbwdemo >/dev/null 2>&1"));
+        const QByteArray refused = inGuest(pip);
+        QVERIFY2(refused.contains("No module named 'sbwdemo'"), refused.constData());
+        QCOMPARE(newestRow().kind, ActionKind::Network);
+        QCOMPARE(newestRow().outcome, Outcome::Denied);
+        QVERIFY2(newestRow().error.startsWith(QLatin1String("localhost resolves to 127.0.0.1")),
+                 qPrintable(newestRow().error));
+    }
+
+    void cleanupTestCase()
+    {
+        workspace_egress::setAcceptor({});
+        m_workspace.reset();
+        if (m_connection)
+            removeLeftover();
+        m_proxy.reset();
+        for (QProcess* server : std::as_const(m_servers)) {
+            server->kill();
+            server->waitForFinished();
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEgress)
+#include "tst_egress.moc"
