@@ -13,6 +13,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
+#include <sys/prctl.h>
+
 using namespace sbw;
 
 namespace {
@@ -68,7 +71,11 @@ class TestEgressProxy : public QObject
     {
         const quint16 port = freePort();
         auto* server = new QProcess(this);
-        server->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        // No output kept, and the server ends with the test even when the test crashes (so no
+        // orphan holds ctest's output pipe or the port).
+        server->setStandardOutputFile(QProcess::nullDevice());
+        server->setStandardErrorFile(QProcess::nullDevice());
+        server->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
         server->start(QStringLiteral("python3"),
                       {QStringLiteral("-m"), QStringLiteral("http.server"), QStringLiteral("--bind"),
                        QStringLiteral("127.0.0.1"), QStringLiteral("--directory"), m_dir.filePath(QStringLiteral("site")),
