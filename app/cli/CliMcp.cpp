@@ -2,6 +2,8 @@
 
 #include "approval/HeadlessGate.h"
 #include "approval/Policy.h"
+#include "approval/PolicyGate.h"
+#include "egress/EgressProxy.h"
 #include "base/TerminationSignals.h"
 #include "hypervisor/ConnectionUri.h"
 #include "hypervisor/HypervisorConnection.h"
@@ -11,6 +13,7 @@
 #include "mcp/McpServer.h"
 #include "mcp/McpStdioTransport.h"
 #include "mcp/McpTools.h"
+#include "workspace/WorkspaceEgress.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -40,6 +43,7 @@ public:
         m_parser.addHelpOption();
         m_parser.addOptions({m_policy, m_connect});
     }
+    ~Headless() { workspace_egress::setAcceptor({}); }
 
     QCommandLineParser& parser() { return m_parser; }
 
@@ -76,6 +80,7 @@ public:
         if (!gate)
             return fail(gate.error().message);
         m_gate = std::move(gate.value());
+        serveEgress(log);
         m_server = std::make_unique<McpServer>(m_gate.get(), log);
         for (McpTool& tool : workbenchTools(std::make_shared<McpSandboxes>(m_connection.get())))
             m_server->addTool(std::move(tool));
@@ -85,6 +90,24 @@ public:
     McpServer* server() { return m_server.get(); }
 
 private:
+    /// Allowlist workspaces this process opens a session to send their guests' connections to
+    /// this process's proxy, judged by the same gate (and its terminal approver).
+    void serveEgress(const std::shared_ptr<CommandLog>& log)
+    {
+        const auto* policyGate = qobject_cast<PolicyGate*>(m_gate.get());
+        m_egress = std::make_unique<EgressProxy>(
+            m_gate.get(),
+            [policyGate](const ActionRequest& request) -> std::optional<QString> {
+                if (!policyGate)
+                    return QStringLiteral("no policy to judge addresses");
+                return policyGate->policy().refusedAddress(request);
+            },
+            log);
+        workspace_egress::setAcceptor([proxy = m_egress.get()](const QString& workspace, int fd, quint16 port) {
+            proxy->serve(fd, workspace, port);
+        });
+    }
+
     QString m_synopsis;
     QCommandLineParser m_parser;
     const QCommandLineOption m_policy{QStringLiteral("policy"),
@@ -94,6 +117,7 @@ private:
                                        QStringLiteral("URI")};
     std::unique_ptr<HypervisorConnection> m_connection; ///< before the gate, whose pause uses it
     std::unique_ptr<ActionGate> m_gate;
+    std::unique_ptr<EgressProxy> m_egress; ///< after the gate: destroyed first
     std::unique_ptr<McpServer> m_server; ///< after the gate: destroyed first
     TerminationSignals m_termination{3};  ///< the third signal ends the process at once
 };

@@ -72,6 +72,18 @@ inline QString commandWithEnvironment(const ActionRequest& request)
     return request.environment.join(QLatin1Char(' ')) + QLatin1Char(' ') + request.command;
 }
 
+/// What an action acts on, as rows and lists show it: exec and run: commandWithEnvironment();
+/// network: the request line ("CONNECT pypi.org:443"); every other kind: the guest path (empty
+/// for lifecycle actions).
+inline QString actionSubject(const ActionRequest& request)
+{
+    if (request.kind == ActionKind::Exec || request.kind == ActionKind::Run)
+        return commandWithEnvironment(request);
+    if (request.kind == ActionKind::Network)
+        return request.command;
+    return request.path;
+}
+
 /// What the gate decided about one ActionRequest.
 struct GateDecision
 {

@@ -13,10 +13,8 @@ namespace {
 /// "exec: ls -la", "file-write: /root/a.txt", "pause: demo"
 QString describe(const ActionRequest& request)
 {
-    QString subject = commandWithEnvironment(request);
-    if (request.kind != ActionKind::Exec && request.kind != ActionKind::Run)
-        subject = request.path.isEmpty() ? request.sandbox : request.path;
-    return QStringLiteral("%1: %2").arg(actionKindName(request.kind), subject);
+    const QString subject = actionSubject(request);
+    return QStringLiteral("%1: %2").arg(actionKindName(request.kind), subject.isEmpty() ? request.sandbox : subject);
 }
 
 } // namespace
@@ -134,9 +132,7 @@ void PolicyGate::logDenied(const ActionRequest& request, const GateDecision& dec
     start.sandbox = request.sandbox;
     start.actor = request.actor;
     start.kind = request.kind;
-    start.command = request.kind == ActionKind::Exec || request.kind == ActionKind::Run
-                        ? commandWithEnvironment(request)
-                        : request.path;
+    start.command = actionSubject(request);
     start.workdir = request.workdir;
     start.approval = decision.approval;
     start.approver = decision.approver;

@@ -31,11 +31,14 @@ namespace {
 
 constexpr int kIdRole = Qt::UserRole;
 
+
+/// The list's subject: the command alone for exec (its variables are in the detail), else
+/// actionSubject().
 QString subjectOf(const ActionRequest& request)
 {
     if (request.kind == ActionKind::Exec || request.kind == ActionKind::Run)
         return request.command;
-    return request.path;
+    return actionSubject(request);
 }
 
 constexpr qsizetype kSubjectChars = 200; ///< of a command in the list and notifications
