@@ -329,6 +329,8 @@ void EgressConnection::relay()
             const auto fed = m_reader.feed(bytes);
             m_server->write(fed.body.data(), fed.body.size());
             m_bytesSent += fed.body.size();
+            if (m_reader.state() == HttpProxyRequestReader::State::Error)
+                return close(endWith(Outcome::Error, m_reader.errorText()));
         }
     }
 }

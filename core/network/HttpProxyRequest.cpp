@@ -110,7 +110,8 @@ void HttpProxyRequestReader::fail(int status, const QString& text)
 
 HttpProxyRequestReader::Fed HttpProxyRequestReader::feed(QByteArrayView bytes)
 {
-    if (m_state == State::Error || m_state == State::Done)
+    // http-parser reads an empty buffer as the end of the connection; an empty read is not one.
+    if (m_state == State::Error || m_state == State::Done || bytes.isEmpty())
         return {};
     http_parser& p = m_parser->parser;
     qsizetype offset = 0;

@@ -66,7 +66,8 @@ public:
         QByteArrayView body;
     };
 
-    /// Feeds the next bytes from the client. Feeding in Error or Done state takes nothing.
+    /// Feeds the next bytes from the client. Feeding in Error or Done state, or no bytes, takes
+    /// nothing (the client's EOF is the connection's business, not the reader's).
     Fed feed(QByteArrayView bytes);
 
     State state() const { return m_state; }

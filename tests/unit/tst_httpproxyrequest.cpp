@@ -152,6 +152,15 @@ private Q_SLOTS:
         }
     }
 
+    void emptyReadsChangeNothing()
+    {
+        HttpProxyRequestReader reader;
+        for (const QByteArray& piece : {QByteArray("PO"), QByteArray(), QByteArray("ST http://h/ HTTP/1.1\r\n"),
+                                        QByteArray(), QByteArray("Content-Length: 1\r\n\r\n"), QByteArray(), QByteArray("x")})
+            reader.feed(piece);
+        QCOMPARE(reader.state(), HttpProxyRequestReader::State::Done);
+    }
+
     void connectionCannotDropTheFraming()
     {
         const ReadResult r = readInPieces("POST http://h/ HTTP/1.1\r\nConnection: content-length, host\r\n"
