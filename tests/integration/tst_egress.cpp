@@ -5,6 +5,7 @@
 // attempt is not asked, a name that leads to loopback is refused, and pip installs a package
 // from a simple index only while a rule allows that index.
 
+#include "LoopbackHttpServer.h"
 #include "TestEnvironment.h"
 #include "WorkspaceShell.h"
 #include "approval/ApprovalQueue.h"
@@ -17,13 +18,10 @@
 
 #include <QCryptographicHash>
 #include <QProcess>
-#include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <csignal>
-#include <sys/prctl.h>
 
 #include <future>
 
@@ -32,23 +30,6 @@ using namespace sbw;
 namespace {
 
 const QString kName = QStringLiteral("test-egress");
-
-quint16 freePort()
-{
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return probe.serverPort();
-}
-
-PolicyRule networkRule(const QString& pattern, QList<quint16> ports, PolicyDecision decision)
-{
-    PolicyRule rule;
-    rule.kinds = {ActionKind::Network};
-    rule.pattern = pattern;
-    rule.ports = std::move(ports);
-    rule.decision = decision;
-    return rule;
-}
 
 /// A wheel of package "sbwdemo" 1.0 (module sbwdemo.py printing its greeting), built with
 /// Python's zipfile, and a PEP 503 simple index for it under `root`/simple.
@@ -93,37 +74,12 @@ class TestEgress : public QObject
     std::unique_ptr<ApprovalQueue> m_queue;
     std::unique_ptr<PolicyGate> m_gate;
     std::unique_ptr<EgressProxy> m_proxy;
-    QList<QProcess*> m_servers;
+    test::LoopbackHttpServers m_servers;
     quint16 m_allowedPort = 0;
     quint16 m_deniedPort = 0;
     quint16 m_askedPort = 0;
     quint16 m_indexPort = 0;
     QByteArray m_page;
-
-    quint16 startServer()
-    {
-        const quint16 port = freePort();
-        auto* server = new QProcess(this);
-        // No output kept, and the server ends with the test even when the test crashes (so no
-        // orphan holds ctest's output pipe or the port).
-        server->setStandardOutputFile(QProcess::nullDevice());
-        server->setStandardErrorFile(QProcess::nullDevice());
-        server->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
-        server->start(QStringLiteral("python3"),
-                      {QStringLiteral("-m"), QStringLiteral("http.server"), QStringLiteral("--bind"),
-                       QStringLiteral("127.0.0.1"), QStringLiteral("--directory"), m_site.path(),
-                       QString::number(port)});
-        m_servers.append(server);
-        QTcpSocket probe;
-        const bool up = QTest::qWaitFor(
-            [&] {
-                probe.abort();
-                probe.connectToHost(QHostAddress::LocalHost, port);
-                return probe.waitForConnected(200);
-            },
-            20000);
-        return up ? port : 0;
-    }
 
     /// Fetches http://HOST:PORT/page.txt in the guest through the proxy (named explicitly, and
     /// without NO_PROXY, which sends 127.0.0.1 and localhost direct, where nothing listens). Prints "STATUS SHA256"
@@ -177,18 +133,18 @@ private Q_SLOTS:
         QVERIFY(page.open(QIODevice::WriteOnly) && page.write(m_page) == m_page.size());
         page.close();
         QVERIFY(writeIndex(m_site.path()));
-        m_allowedPort = startServer();
-        m_deniedPort = startServer();
-        m_askedPort = startServer();
-        m_indexPort = startServer();
+        m_allowedPort = m_servers.start(m_site.path());
+        m_deniedPort = m_servers.start(m_site.path());
+        m_askedPort = m_servers.start(m_site.path());
+        m_indexPort = m_servers.start(m_site.path());
         QVERIFY(m_allowedPort && m_deniedPort && m_askedPort && m_indexPort);
 
         m_log = CommandLog::open(m_data.filePath(QStringLiteral("log.sqlite"))).value();
         Policy policy;
         policy.workspaceRules[kName] = {
-            networkRule(QStringLiteral("127.0.0.1"), {m_allowedPort}, PolicyDecision::Allow),
-            networkRule(QStringLiteral("127.0.0.1"), {m_deniedPort}, PolicyDecision::Deny),
-            networkRule(QStringLiteral("*"), {m_indexPort}, PolicyDecision::Allow),
+            test::networkRule(QStringLiteral("127.0.0.1"), {m_allowedPort}, PolicyDecision::Allow),
+            test::networkRule(QStringLiteral("127.0.0.1"), {m_deniedPort}, PolicyDecision::Deny),
+            test::networkRule(QStringLiteral("*"), {m_indexPort}, PolicyDecision::Allow),
         };
         m_queue = std::make_unique<ApprovalQueue>();
         m_gate = std::make_unique<PolicyGate>(policy, m_log);
@@ -295,7 +251,7 @@ private Q_SLOTS:
     {
         // The index is reached by a name that leads to loopback: an exact rule for that name.
         Policy policy = m_gate->policy();
-        policy.workspaceRules[kName].prepend(networkRule(QStringLiteral("localhost"), {m_indexPort}, PolicyDecision::Allow));
+        policy.workspaceRules[kName].prepend(test::networkRule(QStringLiteral("localhost"), {m_indexPort}, PolicyDecision::Allow));
         m_gate->setPolicy(policy);
         const QString pip = QStringLiteral("env -u NO_PROXY -u no_proxy pip install --no-cache-dir --index-url "
                                            "http://localhost:%1/simple/ sbwdemo 2>&1 | tail -1; "
@@ -322,10 +278,6 @@ private Q_SLOTS:
         if (m_connection)
             removeLeftover();
         m_proxy.reset();
-        for (QProcess* server : std::as_const(m_servers)) {
-            server->kill();
-            server->waitForFinished();
-        }
     }
 };
 

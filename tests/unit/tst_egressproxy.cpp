@@ -3,42 +3,22 @@
 // approving an unlisted one through the approval queue, names that lead to loopback refused,
 // a tunnel whose TLS server name is not its CONNECT host closed, and every attempt in the log.
 
+#include "LoopbackHttpServer.h"
 #include "approval/ApprovalQueue.h"
 #include "approval/PolicyGate.h"
 #include "egress/EgressProxy.h"
 #include "log/CommandLog.h"
 
 #include <QProcess>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <csignal>
-#include <sys/prctl.h>
 
 using namespace sbw;
 
 namespace {
 
 const QString kWorkspace = QStringLiteral("net-ws");
-
-/// A free TCP port on 127.0.0.1 (bound and released; the server that takes it starts at once).
-quint16 freePort()
-{
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return probe.serverPort();
-}
-
-PolicyRule networkRule(const QString& pattern, QList<quint16> ports, PolicyDecision decision)
-{
-    PolicyRule rule;
-    rule.kinds = {ActionKind::Network};
-    rule.pattern = pattern;
-    rule.ports = std::move(ports);
-    rule.decision = decision;
-    return rule;
-}
 
 struct CurlResult
 {
@@ -59,39 +39,12 @@ class TestEgressProxy : public QObject
     std::unique_ptr<PolicyGate> m_gate;
     std::unique_ptr<EgressProxy> m_proxy;
     quint16 m_proxyPort = 0;
-    QList<QProcess*> m_servers;
+    test::LoopbackHttpServers m_servers;
     quint16 m_allowedPort = 0;
     quint16 m_deniedPort = 0;
     quint16 m_askedPort = 0;
     quint16 m_namePort = 0; ///< every name allowed, no address named
     QByteArray m_page;
-
-    /// Python's http.server on 127.0.0.1:`port`, serving m_dir/site.
-    quint16 startServer()
-    {
-        const quint16 port = freePort();
-        auto* server = new QProcess(this);
-        // No output kept, and the server ends with the test even when the test crashes (so no
-        // orphan holds ctest's output pipe or the port).
-        server->setStandardOutputFile(QProcess::nullDevice());
-        server->setStandardErrorFile(QProcess::nullDevice());
-        server->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
-        server->start(QStringLiteral("python3"),
-                      {QStringLiteral("-m"), QStringLiteral("http.server"), QStringLiteral("--bind"),
-                       QStringLiteral("127.0.0.1"), QStringLiteral("--directory"), m_dir.filePath(QStringLiteral("site")),
-                       QString::number(port)});
-        m_servers.append(server);
-        // Ready when it accepts a connection.
-        QTcpSocket probe;
-        const bool up = QTest::qWaitFor(
-            [&] {
-                probe.abort();
-                probe.connectToHost(QHostAddress::LocalHost, port);
-                return probe.waitForConnected(200);
-            },
-            20000);
-        return up ? port : 0;
-    }
 
     /// curl through the proxy; runs without blocking the event loop (the proxy asks on it).
     CurlResult curl(const QStringList& arguments)
@@ -130,19 +83,19 @@ private Q_SLOTS:
         QFile page(m_dir.filePath(QStringLiteral("site/page.txt")));
         QVERIFY(page.open(QIODevice::WriteOnly) && page.write(m_page) == m_page.size());
         page.close();
-        m_allowedPort = startServer();
-        m_deniedPort = startServer();
-        m_askedPort = startServer();
-        m_namePort = startServer();
+        m_allowedPort = m_servers.start(m_dir.filePath(QStringLiteral("site")));
+        m_deniedPort = m_servers.start(m_dir.filePath(QStringLiteral("site")));
+        m_askedPort = m_servers.start(m_dir.filePath(QStringLiteral("site")));
+        m_namePort = m_servers.start(m_dir.filePath(QStringLiteral("site")));
         QVERIFY(m_allowedPort && m_deniedPort && m_askedPort && m_namePort);
 
         m_log = CommandLog::open(m_dir.filePath(QStringLiteral("log.sqlite"))).value();
         Policy policy;
         policy.workspaceRules[kWorkspace] = {
-            networkRule(QStringLiteral("127.0.0.1"), {m_allowedPort}, PolicyDecision::Allow),
-            networkRule(QStringLiteral("127.0.0.1"), {m_deniedPort}, PolicyDecision::Deny),
-            networkRule(QStringLiteral("*"), {m_namePort}, PolicyDecision::Allow),
-            networkRule(QStringLiteral("localhost"), {m_askedPort}, PolicyDecision::Allow),
+            test::networkRule(QStringLiteral("127.0.0.1"), {m_allowedPort}, PolicyDecision::Allow),
+            test::networkRule(QStringLiteral("127.0.0.1"), {m_deniedPort}, PolicyDecision::Deny),
+            test::networkRule(QStringLiteral("*"), {m_namePort}, PolicyDecision::Allow),
+            test::networkRule(QStringLiteral("localhost"), {m_askedPort}, PolicyDecision::Allow),
         };
         m_queue = std::make_unique<ApprovalQueue>();
         m_gate = std::make_unique<PolicyGate>(policy, m_log);
@@ -249,10 +202,6 @@ private Q_SLOTS:
     void cleanupTestCase()
     {
         m_proxy.reset();
-        for (QProcess* server : std::as_const(m_servers)) {
-            server->kill();
-            server->waitForFinished();
-        }
     }
 };
 
