@@ -94,15 +94,7 @@ private:
     /// this process's proxy, judged by the same gate (and its terminal approver).
     void serveEgress(const std::shared_ptr<CommandLog>& log)
     {
-        const auto* policyGate = qobject_cast<PolicyGate*>(m_gate.get());
-        m_egress = std::make_unique<EgressProxy>(
-            m_gate.get(),
-            [policyGate](const ActionRequest& request) -> std::optional<QString> {
-                if (!policyGate)
-                    return QStringLiteral("no policy to judge addresses");
-                return policyGate->policy().refusedAddress(request);
-            },
-            log);
+        m_egress = std::make_unique<EgressProxy>(m_gate.get(), log);
         workspace_egress::setAcceptor([proxy = m_egress.get()](const QString& workspace, int fd, quint16 port) {
             proxy->serve(fd, workspace, port);
         });
@@ -116,7 +108,7 @@ private:
     const QCommandLineOption m_connect{QStringLiteral("connect"), QStringLiteral("libvirt URI."),
                                        QStringLiteral("URI")};
     std::unique_ptr<HypervisorConnection> m_connection; ///< before the gate, whose pause uses it
-    std::unique_ptr<ActionGate> m_gate;
+    std::unique_ptr<PolicyGate> m_gate;
     std::unique_ptr<EgressProxy> m_egress; ///< after the gate: destroyed first
     std::unique_ptr<McpServer> m_server; ///< after the gate: destroyed first
     TerminationSignals m_termination{3};  ///< the third signal ends the process at once

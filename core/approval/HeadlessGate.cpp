@@ -7,7 +7,7 @@
 
 namespace sbw {
 
-Expected<std::unique_ptr<ActionGate>> makeHeadlessGate(const QString& policyPath, Policy::IfMissing ifMissing,
+Expected<std::unique_ptr<PolicyGate>> makeHeadlessGate(const QString& policyPath, Policy::IfMissing ifMissing,
                                                        std::shared_ptr<CommandLog> log,
                                                        HypervisorConnection* connection)
 {
@@ -23,7 +23,7 @@ Expected<std::unique_ptr<ActionGate>> makeHeadlessGate(const QString& policyPath
         (void)approver.value().release();
         gate->setApprovalQueue(queue);
     }
-    return std::unique_ptr<ActionGate>(std::move(gate));
+    return gate;
 }
 
 } // namespace sbw

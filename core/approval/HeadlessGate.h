@@ -1,6 +1,7 @@
 #pragma once
 
 #include "approval/Policy.h"
+#include "approval/PolicyGate.h"
 #include "base/Expected.h"
 
 #include <QObject>
@@ -10,7 +11,6 @@
 
 namespace sbw {
 
-class ActionGate;
 class CommandLog;
 class HypervisorConnection;
 
@@ -22,7 +22,7 @@ class HypervisorConnection;
 /// queue, approver and pause. `log` may be null; `connection` (not owned) must outlive the gate.
 /// Errors: the policy file cannot be read or parsed, or is missing with Policy::IfMissing::Error
 /// (a file the user named).
-Expected<std::unique_ptr<ActionGate>> makeHeadlessGate(const QString& policyPath, Policy::IfMissing ifMissing,
+Expected<std::unique_ptr<PolicyGate>> makeHeadlessGate(const QString& policyPath, Policy::IfMissing ifMissing,
                                                        std::shared_ptr<CommandLog> log,
                                                        HypervisorConnection* connection);
 

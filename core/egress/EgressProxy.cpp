@@ -29,9 +29,8 @@ private:
 
 } // namespace
 
-EgressProxy::EgressProxy(ActionGate* gate, AddressRefusal addressRefusal, std::shared_ptr<CommandLog> log,
-                         QObject* parent)
-    : QObject(parent), m_gate(gate), m_addressRefusal(std::move(addressRefusal)), m_log(std::move(log)),
+EgressProxy::EgressProxy(PolicyGate* gate, std::shared_ptr<CommandLog> log, QObject* parent)
+    : QObject(parent), m_gate(gate), m_log(std::move(log)),
       m_connections(new QObject)
 {
     m_thread.setObjectName(QStringLiteral("egress proxy"));
@@ -130,7 +129,7 @@ void EgressProxy::withdraw(qint64 id, const QString& reason)
 void EgressProxy::checkAddresses(const ActionRequest& request, std::function<void(std::optional<QString>)> done)
 {
     QMetaObject::invokeMethod(
-        this, [this, request, done = std::move(done)] { done(m_addressRefusal ? m_addressRefusal(request) : std::nullopt); },
+        this, [this, request, done = std::move(done)] { done(m_gate->policy().refusedAddress(request)); },
         Qt::QueuedConnection);
 }
 

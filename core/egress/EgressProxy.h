@@ -1,6 +1,7 @@
 #pragma once
 
 #include "action/ActionGate.h"
+#include "approval/PolicyGate.h"
 
 #include <QHash>
 #include <QObject>
@@ -26,7 +27,7 @@ class CommandLog;
 /// agent's action (ActionKind::Network: the policy's network rules allow, deny or ask a
 /// person), before anything about it is looked up; an allowed name is then resolved on the
 /// host and refused when it leads to a loopback, private or other special-purpose address no
-/// rule names (`addressRefusal`); a CONNECT tunnel carries only a TLS ClientHello whose server
+/// rule names (Policy::refusedAddress()); a CONNECT tunnel carries only a TLS ClientHello whose server
 /// name is the CONNECT host (no domain fronting). Refusals answer HTTP 403 with the reason as
 /// the body; every attempt is a command-log row of kind network (denials are the gate's rows).
 ///
@@ -39,13 +40,9 @@ class EgressProxy : public QObject
     Q_OBJECT
 
 public:
-    /// Why a resolved destination must not be reached, or nothing (Policy::refusedAddress()).
-    /// Called on the gate's thread.
-    using AddressRefusal = std::function<std::optional<QString>(const ActionRequest& request)>;
-
-    /// `gate` and `log` (may be null) must outlive the proxy.
-    EgressProxy(ActionGate* gate, AddressRefusal addressRefusal, std::shared_ptr<CommandLog> log,
-                QObject* parent = nullptr);
+    /// `gate` (whose policy also judges resolved addresses) and `log` (may be null) must
+    /// outlive the proxy.
+    EgressProxy(PolicyGate* gate, std::shared_ptr<CommandLog> log, QObject* parent = nullptr);
     ~EgressProxy() override;
 
     /// Serves one client connection of sandbox `sandbox` (a workspace's name) on `fd`, a
@@ -66,11 +63,11 @@ private:
     /// From a connection's thread: takes request `id` back while it waits for a person (the
     /// client went away). Does nothing once it was decided.
     void withdraw(qint64 id, const QString& reason);
-    /// From a connection's thread: `done(addressRefusal(request))` on this object's thread.
+    /// From a connection's thread: `done(refusal)` on this object's thread, with the policy's
+    /// refusal of the resolved addresses (Policy::refusedAddress()), if any.
     void checkAddresses(const ActionRequest& request, std::function<void(std::optional<QString>)> done);
 
-    ActionGate* m_gate;
-    AddressRefusal m_addressRefusal;
+    PolicyGate* m_gate;
     std::shared_ptr<CommandLog> m_log;
     QHash<qint64, QPointer<ActionWithdrawal>> m_waiting; ///< decide()'s requests not yet decided
     QThread m_thread;

@@ -61,9 +61,7 @@ void Workbench::createGate()
 
 void Workbench::createEgressProxy()
 {
-    m_egressProxy = new EgressProxy(
-        m_gate, [gate = m_gate](const ActionRequest& request) { return gate->policy().refusedAddress(request); },
-        m_commandLog, this);
+    m_egressProxy = new EgressProxy(m_gate, m_commandLog, this);
     workspace_egress::setAcceptor([proxy = m_egressProxy](const QString& workspace, int fd, quint16 sourcePort) {
         proxy->serve(fd, workspace, sourcePort);
     });

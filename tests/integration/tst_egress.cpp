@@ -149,9 +149,7 @@ private Q_SLOTS:
         m_queue = std::make_unique<ApprovalQueue>();
         m_gate = std::make_unique<PolicyGate>(policy, m_log);
         m_gate->setApprovalQueue(m_queue.get());
-        m_proxy = std::make_unique<EgressProxy>(
-            m_gate.get(), [this](const ActionRequest& request) { return m_gate->policy().refusedAddress(request); },
-            m_log);
+        m_proxy = std::make_unique<EgressProxy>(m_gate.get(), m_log);
         workspace_egress::setAcceptor([proxy = m_proxy.get()](const QString& workspace, int fd, quint16 port) {
             proxy->serve(fd, workspace, port);
         });

@@ -100,9 +100,7 @@ private Q_SLOTS:
         m_queue = std::make_unique<ApprovalQueue>();
         m_gate = std::make_unique<PolicyGate>(policy, m_log);
         m_gate->setApprovalQueue(m_queue.get());
-        m_proxy = std::make_unique<EgressProxy>(
-            m_gate.get(), [this](const ActionRequest& request) { return m_gate->policy().refusedAddress(request); },
-            m_log);
+        m_proxy = std::make_unique<EgressProxy>(m_gate.get(), m_log);
         m_proxyPort = m_proxy->listenOnLoopback(kWorkspace);
         QVERIFY(m_proxyPort != 0);
     }
