@@ -295,18 +295,11 @@ void EgressConnection::checkClientHello()
     relay();
 }
 
-qint64 EgressConnection::pendingToClient() const
-{
-    if (auto* local = qobject_cast<QLocalSocket*>(m_client))
-        return local->bytesToWrite();
-    return m_client->bytesToWrite();
-}
-
 void EgressConnection::relay()
 {
     if (m_phase != Phase::Relaying)
         return;
-    while (m_server->bytesAvailable() > 0 && pendingToClient() < kHighWater) {
+    while (m_server->bytesAvailable() > 0 && m_client->bytesToWrite() < kHighWater) {
         const QByteArray bytes = m_server->read(kChunk);
         m_client->write(bytes);
         m_bytesReceived += bytes.size();

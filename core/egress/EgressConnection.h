@@ -68,7 +68,6 @@ private:
     void close(const ActionEnd& end);
     /// Deletes the connection once both sockets are closed.
     void deleteWhenClosed();
-    qint64 pendingToClient() const;
 
     EgressProxy* m_proxy;
     QIODevice* m_client;
