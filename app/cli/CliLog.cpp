@@ -79,13 +79,16 @@ int logCommand(QStringList arguments)
     parser.addHelpOption();
     const QCommandLineOption sandbox(QStringLiteral("sandbox"), QStringLiteral("Only rows of this sandbox."),
                                      QStringLiteral("NAME"));
-    const QCommandLineOption actor(QStringLiteral("actor"), QStringLiteral("Only rows of person, agent, cli or workbench."),
+    const QCommandLineOption actor(QStringLiteral("actor"), QStringLiteral("Only rows of person, agent, cli, workbench or guest."),
                                    QStringLiteral("ACTOR"));
     const QCommandLineOption outcome(
         QStringLiteral("status"),
         QStringLiteral("Only rows that ended so: running, succeeded, failed, timed-out, cancelled, denied, "
                        "error, interrupted."),
         QStringLiteral("STATUS"));
+    const QCommandLineOption action(QStringLiteral("action"),
+                                    QStringLiteral("Only rows of this action: exec, run, network, …"),
+                                    QStringLiteral("ACTION"));
     const QCommandLineOption search(QStringLiteral("search"),
                                     QStringLiteral("Only rows whose command, error or sandbox contains TEXT."),
                                     QStringLiteral("TEXT"));
@@ -99,7 +102,7 @@ int logCommand(QStringList arguments)
     const QCommandLineOption stream(QStringLiteral("stream"),
                                     QStringLiteral("With --output: stdout (default) or stderr."),
                                     QStringLiteral("STREAM"), QStringLiteral("stdout"));
-    parser.addOptions({sandbox, actor, outcome, search, limit, json, csv, output, stream});
+    parser.addOptions({sandbox, actor, outcome, action, search, limit, json, csv, output, stream});
     if (!parser.parse(arguments))
         return usage(parser.errorText());
     if (parser.isSet(QStringLiteral("help"))) {
@@ -118,12 +121,17 @@ int logCommand(QStringList arguments)
     if (parser.isSet(actor)) {
         filter.actor = Actor::kindFromName(parser.value(actor));
         if (!filter.actor)
-            return usage(QStringLiteral("--actor is person, agent, cli or workbench, not '%1'").arg(parser.value(actor)));
+            return usage(QStringLiteral("--actor is person, agent, cli, workbench or guest, not '%1'").arg(parser.value(actor)));
     }
     if (parser.isSet(outcome)) {
         filter.outcome = outcomeFromName(parser.value(outcome));
         if (!filter.outcome)
             return usage(QStringLiteral("unknown --status '%1'").arg(parser.value(outcome)));
+    }
+    if (parser.isSet(action)) {
+        filter.kind = actionKindFromName(parser.value(action));
+        if (!filter.kind)
+            return usage(QStringLiteral("unknown --action '%1'").arg(parser.value(action)));
     }
     filter.text = parser.value(search);
     bool limitOk = false;

@@ -424,12 +424,14 @@ std::optional<QString> Policy::refusedAddress(const ActionRequest& request) cons
     return std::nullopt;
 }
 
-void Policy::allowAlways(const QString& workspace, const NetworkDestination& destination)
+void Policy::setDestinationRule(const QString& workspace, const NetworkDestination& destination,
+                                PolicyDecision decision)
 {
-    const PolicyRule rule{
-        {ActionKind::Network}, destination.host, PolicyDecision::Allow, {destination.port}};
+    const PolicyRule rule{{ActionKind::Network}, destination.host, decision, {destination.port}};
     QList<PolicyRule>& rules = workspace.isEmpty() ? defaultRules : workspaceRules[workspace];
-    rules.removeAll(rule);
+    rules.removeIf([&](const PolicyRule& r) {
+        return r.kinds == rule.kinds && r.pattern == rule.pattern && r.ports == rule.ports;
+    });
     rules.prepend(rule);
 }
 

@@ -206,13 +206,15 @@ public:
     /// the addresses it checked.
     std::optional<QString> refusedAddress(const ActionRequest& request) const;
 
-    /// What "allow always" in the approval queue does for a connection: puts first in
-    /// `workspace`'s rules (the default rules for an empty name: an ephemeral run has no
-    /// workspace of its own) an allow network rule for exactly destination.host (a single
-    /// address for a literal IP) and destination.port, moving an equal rule there if it exists.
+    /// What "allow always" (in the approval queue, or on a Network tab row) and "deny always"
+    /// do for a connection: puts first in `workspace`'s rules (the default rules for an empty
+    /// name: an ephemeral run has no workspace of its own) a network rule deciding `decision`
+    /// for exactly destination.host (a single address for a literal IP) and destination.port,
+    /// replacing a rule of that list for the same host and port (whatever it decided).
     /// The port is always written, even 80 or 443: the person approved that port only, and
     /// approving https must not open plain http to the same host.
-    void allowAlways(const QString& workspace, const NetworkDestination& destination);
+    void setDestinationRule(const QString& workspace, const NetworkDestination& destination,
+                            PolicyDecision decision);
 
     /// What load() makes of a file that does not exist.
     enum class IfMissing

@@ -93,6 +93,40 @@ void PolicyGate::decide(const ActionRequest& request, Done done)
     m_waiting.insert(*id);
 }
 
+Expected<void> PolicyGate::setDestinationRule(const QString& workspace, const NetworkDestination& destination,
+                                              PolicyDecision decision, const QString& approver)
+{
+    Policy policy = m_policy;
+    if (!m_policyFile.isEmpty()) {
+        auto onDisk = Policy::load(m_policyFile);
+        if (!onDisk)
+            return onDisk.error();
+        policy = std::move(onDisk).value();
+    }
+    policy.setDestinationRule(workspace, destination, decision);
+    if (!m_policyFile.isEmpty())
+        if (auto saved = policy.save(m_policyFile); !saved)
+            return saved;
+    m_policy = std::move(policy);
+    judgeWaitingConnections(approver);
+    return {};
+}
+
+void PolicyGate::judgeWaitingConnections(const QString& approver)
+{
+    if (!m_queue)
+        return;
+    for (const PendingApproval& pending : m_queue->pending()) {
+        if (!m_waiting.contains(pending.id) || pending.request.kind != ActionKind::Network)
+            continue;
+        const PolicyVerdict verdict = m_policy.verdict(pending.request);
+        if (verdict.decision == PolicyDecision::Allow)
+            m_queue->approve(pending.id, approver);
+        else if (verdict.decision == PolicyDecision::Deny)
+            m_queue->deny(pending.id, approver, verdict.denialReason());
+    }
+}
+
 void PolicyGate::deliver(const ActionRequest& request, const GateDecision& decision, qint64 waitedMs,
                          const Done& done)
 {

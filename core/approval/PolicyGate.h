@@ -56,6 +56,19 @@ public:
     void setPolicy(const Policy& policy) { m_policy = policy; }
     const Policy& policy() const { return m_policy; }
 
+    /// The policy file that setDestinationRule() writes (the workbench's: Policy::defaultPath());
+    /// empty, the default: it changes the policy in memory only.
+    void setPolicyFile(const QString& path) { m_policyFile = path; }
+
+    /// "Allow always" or "deny always" for a connection, by `approver`: reads the policy file
+    /// again (the policy editor, `sbw` or another window may have changed it), sets the rule
+    /// (Policy::setDestinationRule()), writes the file and judges by it from now on. Then the
+    /// connections waiting in the queue are judged again: those the new policy allows or denies
+    /// are approved or denied as if by `approver` (an asked request of another destination
+    /// stays). Errors: the file cannot be read, parsed or written; nothing changed then.
+    Expected<void> setDestinationRule(const QString& workspace, const NetworkDestination& destination,
+                                      PolicyDecision decision, const QString& approver);
+
     /// Where `ask` requests wait; not owned; null detaches (later asks are denied).
     void setApprovalQueue(ApprovalQueue* queue) { m_queue = queue; }
     ApprovalQueue* approvalQueue() const { return m_queue; }
@@ -72,7 +85,11 @@ private:
     void logDenied(const ActionRequest& request, const GateDecision& decision);
     void writeRow(const ActionStart& start, const ActionEnd& end);
 
+    /// Decides the waiting connections that the policy now allows or denies.
+    void judgeWaitingConnections(const QString& approver);
+
     Policy m_policy;
+    QString m_policyFile;
     std::shared_ptr<CommandLog> m_log;
     QPointer<ApprovalQueue> m_queue;
     QPointer<ApprovalPause> m_pause;

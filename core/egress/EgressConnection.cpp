@@ -2,6 +2,7 @@
 
 #include "base/Async.h"
 #include "egress/EgressProxy.h"
+#include "egress/EgressRequestLine.h"
 #include "log/LoggedAction.h"
 #include "network/NetworkDestination.h"
 #include "network/TlsClientHello.h"
@@ -126,12 +127,7 @@ void EgressConnection::judge()
                                                     ? QStringLiteral("127.0.0.1:%1").arg(m_guestSourcePort)
                                                     : QString()};
     m_request.kind = ActionKind::Network;
-    m_request.command = request.isConnect()
-                            ? QStringLiteral("CONNECT %1:%2").arg(request.host).arg(request.port)
-                            : QStringLiteral("%1 http://%2:%3%4")
-                                  .arg(QString::fromLatin1(request.method), request.host)
-                                  .arg(request.port)
-                                  .arg(QString::fromUtf8(request.target));
+    m_request.command = egressRequestLine(request);
     if (!host)
         return refuse(400, QStringLiteral("\"%1\" is not a host name or address").arg(request.host), Outcome::Error);
     m_request.destination.host = *host;

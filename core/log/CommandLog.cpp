@@ -542,6 +542,10 @@ Expected<QList<ActionRecord>> CommandLog::rows(const LogFilter& filter, int limi
             where << QStringLiteral("outcome=?");
             values << outcomeName(*filter.outcome);
         }
+        if (filter.kind) {
+            where << QStringLiteral("action=?");
+            values << actionKindName(*filter.kind);
+        }
         if (!filter.text.isEmpty()) {
             where << QStringLiteral("(command LIKE ? ESCAPE '\\' OR error LIKE ? ESCAPE '\\' OR "
                                     "sandbox LIKE ? ESCAPE '\\')");

@@ -55,6 +55,7 @@ struct LogFilter
     std::optional<Actor::Kind> actor;
     std::optional<Outcome> outcome;
     QString text;                      ///< substring of the command, error or sandbox (case-insensitive)
+    std::optional<ActionKind> kind;    ///< e.g. ActionKind::Network: a workspace's connections
 };
 
 /// The command log: every action on every sandbox as one row of an SQLite database (Qt SQL,

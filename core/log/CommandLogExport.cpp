@@ -9,7 +9,8 @@ namespace {
 const char* const kKeys[] = {"id", "started", "ended", "sandbox", "actor", "actor_name", "action",
                              "command", "workdir", "exit_status", "signal", "outcome", "error",
                              "duration_ms", "stdout_bytes", "stderr_bytes", "stdout_capped",
-                             "stderr_capped", "approval", "approver"};
+                             "stderr_capped", "approval", "approver", "network_address",
+                             "bytes_sent", "bytes_received"};
 
 QJsonValue timeValue(const QDateTime& time)
 {
@@ -74,6 +75,9 @@ QJsonObject toJson(const ActionRecord& r)
     o.insert(QLatin1String("stderr_capped"), r.stderrCapped);
     o.insert(QLatin1String("approval"), approvalName(r.approval));
     o.insert(QLatin1String("approver"), r.approver);
+    o.insert(QLatin1String("network_address"), r.networkAddress);
+    o.insert(QLatin1String("bytes_sent"), r.bytesSent);
+    o.insert(QLatin1String("bytes_received"), r.bytesReceived);
     return o;
 }
 

@@ -54,6 +54,7 @@ void Workbench::createGate()
         m_policyLoaded = loaded.error();
     m_approvals = new ApprovalQueue(this);
     m_gate = new PolicyGate(policy, m_commandLog, this);
+    m_gate->setPolicyFile(Policy::defaultPath()); // "allow always" writes its rule there
     m_gate->setApprovalQueue(m_approvals);
     // The policy's pauseWhileWaiting: a workspace is paused while an action for it waits.
     m_gate->setApprovalPause(new ApprovalPause(m_connection, m_commandLog, this));

@@ -222,21 +222,31 @@ private Q_SLOTS:
 
     void allowAlwaysWritesTheRule()
     {
-        Policy policy = m_gate->policy();
-        NetworkDestination destination;
-        destination.host = QStringLiteral("127.0.0.1");
-        destination.port = m_askedPort;
-        policy.allowAlways(kName, destination);
-        m_gate->setPolicy(policy);
-        bool askedAgain = false;
+        // "Allow always" on the waiting connection: the rule is written to the policy file,
+        // the connection goes through as approved by the person, the next one is not asked.
+        const QString file = m_data.filePath(QStringLiteral("policy.json"));
+        QVERIFY(m_gate->policy().save(file).ok());
+        m_gate->setPolicyFile(file);
+        int asked = 0;
         connect(m_queue.get(), &ApprovalQueue::added, this, [&](qint64 id) {
-            askedAgain = true;
-            m_queue->deny(id, QStringLiteral("test"), QStringLiteral("should not be asked"));
+            ++asked;
+            const auto pending = m_queue->find(id);
+            QVERIFY(pending && m_gate->setDestinationRule(kName, pending->request.destination, PolicyDecision::Allow,
+                                                          QStringLiteral("alice")).ok());
         });
         QCOMPARE(fetch(QStringLiteral("127.0.0.1"), m_askedPort).left(4), QByteArray("200 "));
+        QTRY_COMPARE(newestRow().outcome, Outcome::Succeeded);
+        QCOMPARE(newestRow().approval, Approval::Approved);
+        QCOMPARE(newestRow().approver, QStringLiteral("alice"));
+        QCOMPARE(fetch(QStringLiteral("127.0.0.1"), m_askedPort).left(4), QByteArray("200 "));
         disconnect(m_queue.get(), &ApprovalQueue::added, this, nullptr);
-        QVERIFY(!askedAgain);
+        QCOMPARE(asked, 1);
+        QTRY_COMPARE(newestRow().outcome, Outcome::Succeeded);
         QCOMPARE(newestRow().approval, Approval::Auto);
+        const Policy onDisk = Policy::load(file).value();
+        QCOMPARE(onDisk.workspaceRules.value(kName).first(),
+                 test::networkRule(QStringLiteral("127.0.0.1"), {m_askedPort}, PolicyDecision::Allow));
+        m_gate->setPolicyFile({});
     }
 
     void nameLeadingToLoopbackIsRefused()

@@ -299,6 +299,12 @@ private Q_SLOTS:
         QCOMPARE(ids({{}, {}, {}, QStringLiteral("50%_")}), (QList<qint64>{b}));
         QCOMPARE(ids({{}, {}, {}, QStringLiteral("5%x")}), (QList<qint64>{}));
         QCOMPARE(log->rows({}, 1).value().size(), 1);
+        ActionStart connection = execStart(QStringLiteral("alpha"), QStringLiteral("CONNECT pypi.org:443"),
+                                           Actor::Kind::Guest);
+        connection.kind = ActionKind::Network;
+        const qint64 d = log->begin(connection).value();
+        QCOMPARE(ids({QStringLiteral("alpha"), {}, {}, {}, ActionKind::Network}), (QList<qint64>{d}));
+        QCOMPARE(ids({{}, {}, {}, {}, ActionKind::Exec}), (QList<qint64>{c, b, a}));
     }
 
     void manyThreadsWriteAtOnce()

@@ -1,5 +1,5 @@
 // Policy's network rules: the file format and its errors, which rule decides a connection, the
-// addresses a name may resolve to (refusedAddress()), and "allow always" (allowAlways()).
+// addresses a name may resolve to (refusedAddress()), and "allow always" (setDestinationRule()).
 
 #include "approval/Policy.h"
 
@@ -286,15 +286,16 @@ private Q_SLOTS:
                  !refusal.isNull());
     }
 
-    void allowAlwaysPutsAnExactRuleFirst()
+    void destinationRuleGoesFirstAndReplacesItsEqual()
     {
         Policy policy;
         policy.workspaceRules.insert(QStringLiteral("demo"), {network("*", PolicyDecision::Deny)});
         const ActionRequest request =
             resolved(connection(QStringLiteral("db.example.com"), 443), {"10.0.0.5"});
         QCOMPARE(policy.decide(request), PolicyDecision::Deny);
-        policy.allowAlways(QStringLiteral("demo"), request.destination);
-        policy.allowAlways(QStringLiteral("demo"), request.destination); // not twice
+        policy.setDestinationRule(QStringLiteral("demo"), request.destination, PolicyDecision::Deny);
+        // Allow always after deny always: one rule for the host and port, the newer decision.
+        policy.setDestinationRule(QStringLiteral("demo"), request.destination, PolicyDecision::Allow);
         QCOMPARE(policy.workspaceRules.value(QStringLiteral("demo")),
                  (QList{network("db.example.com", PolicyDecision::Allow, {443}),
                         network("*", PolicyDecision::Deny)}));
@@ -305,7 +306,7 @@ private Q_SLOTS:
                  PolicyDecision::Deny);
         // A literal address: a single-address range, which names it explicitly.
         const ActionRequest literal = connection(QStringLiteral("::1"), 8080, QString());
-        policy.allowAlways(QString(), literal.destination);
+        policy.setDestinationRule(QString(), literal.destination, PolicyDecision::Allow);
         QCOMPARE(policy.defaultRules, (QList{network("::1", PolicyDecision::Allow, {8080})}));
         QCOMPARE(policy.decide(literal), PolicyDecision::Allow);
         QCOMPARE(policy.refusedAddress(literal), std::nullopt);

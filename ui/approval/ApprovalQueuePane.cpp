@@ -17,6 +17,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
@@ -79,7 +80,7 @@ bool isDenyKey(const QKeyEvent* key, bool inList)
 ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     : QWidget(parent), m_queue(queue), m_approver(TerminalApprover::localUserName()), m_list(new QTreeWidget(this)),
       m_detail(new QPlainTextEdit(this)), m_reason(new QLineEdit(this)),
-      m_approve(new QPushButton(tr("Approve"), this)), m_deny(new QPushButton(tr("Deny"), this)),
+      m_approve(new QPushButton(tr("Approve"), this)), m_allowAlways(new QPushButton(tr("Allow Always"), this)), m_deny(new QPushButton(tr("Deny"), this)),
       m_edit(new QPushButton(tr("Edit…"), this)), m_empty(new QLabel(tr("No action waits for approval."), this)),
       m_clock(new QTimer(this))
 {
@@ -121,11 +122,13 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     m_approve->setToolTip(tr("Approve the selected action (Ctrl+Return)"));
     m_deny->setToolTip(tr("Deny the selected action with the reason (Ctrl+Backspace, or Delete in the list)"));
     m_edit->setToolTip(tr("Edit the command or content, then approve"));
+    m_allowAlways->setToolTip(tr("Allow this host and port from now on: a rule in the workspace's policy"));
 
     auto* buttons = new QHBoxLayout; // under the reason field, so that neither squeezes the other
     buttons->addStretch(1);
     buttons->addWidget(m_deny);
     buttons->addWidget(m_edit);
+    buttons->addWidget(m_allowAlways);
     buttons->addWidget(m_approve);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->setObjectName(QStringLiteral("approvalSplitter")); // its sizes are kept (MainWindow)
@@ -144,12 +147,14 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
 
     for (QWidget* widget : {static_cast<QWidget*>(m_list), static_cast<QWidget*>(m_detail),
                             static_cast<QWidget*>(m_reason), static_cast<QWidget*>(m_approve),
-                            static_cast<QWidget*>(m_deny), static_cast<QWidget*>(m_edit)})
+                            static_cast<QWidget*>(m_deny), static_cast<QWidget*>(m_edit),
+                            static_cast<QWidget*>(m_allowAlways)})
         widget->installEventFilter(this);
 
     connect(m_approve, &QPushButton::clicked, this, &ApprovalQueuePane::approveCurrent);
     connect(m_deny, &QPushButton::clicked, this, &ApprovalQueuePane::denyCurrent);
     connect(m_edit, &QPushButton::clicked, this, &ApprovalQueuePane::editCurrent);
+    connect(m_allowAlways, &QPushButton::clicked, this, &ApprovalQueuePane::allowCurrentAlways);
     connect(m_list, &QTreeWidget::currentItemChanged, this, [this] {
         showDetail();
         updateButtons();
@@ -180,6 +185,25 @@ void ApprovalQueuePane::approveCurrent()
 {
     if (const qint64 id = currentId(); id && m_queue)
         m_queue->approve(id, m_approver);
+}
+
+void ApprovalQueuePane::setDestinationRuleWriter(DestinationRuleWriter writer)
+{
+    m_ruleWriter = std::move(writer);
+    updateButtons();
+}
+
+void ApprovalQueuePane::allowCurrentAlways()
+{
+    const qint64 id = currentId();
+    const auto pending = m_queue && id ? m_queue->find(id) : std::nullopt;
+    if (!pending || pending->request.kind != ActionKind::Network || !m_ruleWriter)
+        return;
+    const ActionRequest& request = pending->request;
+    if (auto written = m_ruleWriter(request.sandbox, request.destination, PolicyDecision::Allow); !written)
+        QMessageBox::warning(this, tr("Allow Always"),
+                             tr("The rule for %1 was not added, and the connection still waits: %2")
+                                 .arg(request.destination.display(), written.error().message));
 }
 
 void ApprovalQueuePane::denyCurrent()
@@ -393,10 +417,14 @@ void ApprovalQueuePane::fitColumns()
 
 void ApprovalQueuePane::updateButtons()
 {
-    const bool selected = currentId() != 0;
-    m_approve->setEnabled(selected);
-    m_deny->setEnabled(selected);
-    m_edit->setEnabled(selected);
+    const qint64 id = currentId();
+    const auto pending = m_queue && id ? m_queue->find(id) : std::nullopt;
+    // A connection is allowed or denied as it is: there is nothing to edit in it.
+    const bool connection = pending && pending->request.kind == ActionKind::Network;
+    m_approve->setEnabled(pending.has_value());
+    m_deny->setEnabled(pending.has_value());
+    m_edit->setEnabled(pending && !connection);
+    m_allowAlways->setVisible(connection && m_ruleWriter);
     m_empty->setVisible(m_list->topLevelItemCount() == 0);
 }
 

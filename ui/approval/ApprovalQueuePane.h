@@ -55,11 +55,18 @@ public:
     using ContentReader = std::function<QFuture<Expected<CurrentContent>>(const QString& sandbox, const QString& path,
                                                                          qint64 maxBytes)>;
 
+    /// Sets an "always" rule for a connection of sandbox `sandbox` to `destination`
+    /// (PolicyGate::setDestinationRule(): the waiting requests it decides leave the queue).
+    using DestinationRuleWriter = std::function<Expected<void>(const QString& sandbox, const NetworkDestination& destination,
+                                                               PolicyDecision decision)>;
+
     explicit ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent = nullptr);
     ~ApprovalQueuePane() override;
 
     /// Without a reader, a file write is diffed against an empty file.
     void setContentReader(ContentReader reader) { m_reader = std::move(reader); }
+    /// Without a writer, a connection is allowed once or denied, never "always".
+    void setDestinationRuleWriter(DestinationRuleWriter writer);
     /// The name decisions carry (GateDecision::approver); the local user name by default.
     void setApproverName(const QString& name) { m_approver = name; }
     QString approverName() const { return m_approver; }
@@ -75,6 +82,8 @@ public:
 
 public Q_SLOTS:
     void approveCurrent();
+    /// For a connection: allows its host and port from now on (a rule in its workspace's policy).
+    void allowCurrentAlways();
     /// Denies the selected request with the reason field's text (then clears it).
     void denyCurrent();
     /// Opens an editor on the selected request's command (file write: its new content); OK
@@ -101,11 +110,13 @@ private:
 
     QPointer<ApprovalQueue> m_queue;
     ContentReader m_reader;
+    DestinationRuleWriter m_ruleWriter;
     QString m_approver;
     QTreeWidget* m_list;
     QPlainTextEdit* m_detail;
     QLineEdit* m_reason;
     QPushButton* m_approve;
+    QPushButton* m_allowAlways;
     QPushButton* m_deny;
     QPushButton* m_edit;
     QLabel* m_empty;

@@ -104,6 +104,8 @@ QVariant CommandLogModel::data(const QModelIndex& index, int role) const
         case Duration:
         case StdoutBytes:
         case StderrBytes:
+        case BytesSent:
+        case BytesReceived:
             return int(Qt::AlignRight | Qt::AlignVCenter);
         default:
             return {};
@@ -138,6 +140,12 @@ QVariant CommandLogModel::data(const QModelIndex& index, int role) const
         return bytesText(r.stderrBytes, r.stderrCapped);
     case ApprovalColumn:
         return oneLineVisible(r.approvalText());
+    case NetworkAddress:
+        return r.networkAddress;
+    case BytesSent:
+        return r.kind == ActionKind::Network ? QVariant(r.bytesSent) : QVariant();
+    case BytesReceived:
+        return r.kind == ActionKind::Network ? QVariant(r.bytesReceived) : QVariant();
     case ColumnCount:
         break;
     }
@@ -162,6 +170,9 @@ QVariant CommandLogModel::headerData(int section, Qt::Orientation orientation, i
     case StdoutBytes: return tr("Stdout (bytes)");
     case StderrBytes: return tr("Stderr (bytes)");
     case ApprovalColumn: return tr("Approval");
+    case NetworkAddress: return tr("Address");
+    case BytesSent: return tr("Sent (bytes)");
+    case BytesReceived: return tr("Received (bytes)");
     case ColumnCount: break;
     }
     return {};

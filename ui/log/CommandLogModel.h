@@ -25,7 +25,8 @@ class CommandLogModel : public QAbstractTableModel
 
 public:
     enum Column { Id, Started, Ended, Sandbox, ActorColumn, Action, Command, Workdir, Status, Duration,
-                  StdoutBytes, StderrBytes, ApprovalColumn, ColumnCount };
+                  StdoutBytes, StderrBytes, ApprovalColumn, NetworkAddress, BytesSent, BytesReceived,
+                  ColumnCount };
     static constexpr int kRecordRole = Qt::UserRole + 1; ///< the row's ActionRecord
 
     explicit CommandLogModel(std::shared_ptr<CommandLog> log, QObject* parent = nullptr);

@@ -47,7 +47,8 @@ CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
     m_search->setClearButtonEnabled(true);
     m_sandbox->addItem(tr("All sandboxes"), QString());
     m_actor->addItem(tr("All actors"), QString());
-    for (Actor::Kind kind : {Actor::Kind::Person, Actor::Kind::Agent, Actor::Kind::Cli, Actor::Kind::Workbench})
+    for (Actor::Kind kind : {Actor::Kind::Person, Actor::Kind::Agent, Actor::Kind::Cli, Actor::Kind::Workbench,
+                             Actor::Kind::Guest})
         m_actor->addItem(Actor::kindName(kind), Actor::kindName(kind));
     m_outcome->addItem(tr("Any status"), QString());
     for (Outcome outcome : {Outcome::Running, Outcome::Succeeded, Outcome::Failed, Outcome::TimedOut,
@@ -81,21 +82,22 @@ CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setSectionResizeMode(CommandLogModel::Command, QHeaderView::Stretch);
-    // End, folder and output sizes are in the detail; the header's context menu shows their columns.
+    // End, folder, output sizes and network figures are in the detail; the header's context menu
+    // shows their columns.
     QHeaderView* header = m_table->horizontalHeader();
     header->setContextMenuPolicy(Qt::ActionsContextMenu);
     for (int column = 0; column < m_model->columnCount(); ++column) {
         if (column == CommandLogModel::Command)
             continue;
-        header->setSectionHidden(column, column == CommandLogModel::Ended || column == CommandLogModel::Workdir ||
-                                             column == CommandLogModel::StdoutBytes ||
-                                             column == CommandLogModel::StderrBytes);
         auto* toggle = new QAction(m_model->headerData(column, Qt::Horizontal).toString(), header);
         toggle->setCheckable(true);
-        toggle->setChecked(!header->isSectionHidden(column));
+        toggle->setData(column);
         connect(toggle, &QAction::toggled, header, [header, column](bool on) { header->setSectionHidden(column, !on); });
         header->addAction(toggle);
     }
+    showColumns({CommandLogModel::Id, CommandLogModel::Started, CommandLogModel::Sandbox, CommandLogModel::ActorColumn,
+                 CommandLogModel::Action, CommandLogModel::Status, CommandLogModel::Duration,
+                 CommandLogModel::ApprovalColumn});
     m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() +
                               m_table->verticalHeader()->defaultSectionSize() * 3 + m_table->frameWidth() * 2);
 
@@ -141,6 +143,25 @@ QSize CommandLogPane::sizeHint() const
     return {QWidget::sizeHint().width(), fontMetrics().height() * 22};
 }
 
+void CommandLogPane::setScope(const QString& sandbox, ActionKind kind)
+{
+    m_scopeKind = kind;
+    m_sandbox->clear();
+    m_sandbox->addItem(makeVisible(sandbox), sandbox);
+    m_sandbox->hide();
+    applyFilter();
+}
+
+void CommandLogPane::showColumns(const QList<int>& columns)
+{
+    QHeaderView* header = m_table->horizontalHeader();
+    for (QAction* toggle : header->actions()) {
+        const int column = toggle->data().toInt();
+        toggle->setChecked(columns.contains(column));
+        header->setSectionHidden(column, !columns.contains(column));
+    }
+}
+
 void CommandLogPane::fitColumns()
 {
     QHeaderView* header = m_table->horizontalHeader();
@@ -150,13 +171,17 @@ void CommandLogPane::fitColumns()
             continue;
         // The start time whole; other texts up to 14 characters (the whole text is in the detail).
         m_table->resizeColumnToContents(column);
-        if (column != CommandLogModel::Started && header->sectionSize(column) > character * 14)
-            header->resizeSection(column, character * 14);
+        // A capped column still shows its whole header.
+        const int cap = std::max(character * 14, header->sectionSizeHint(column));
+        if (column != CommandLogModel::Started && header->sectionSize(column) > cap)
+            header->resizeSection(column, cap);
     }
 }
 
 void CommandLogPane::updateSandboxChoices()
 {
+    if (m_scopeKind)
+        return;
     for (const QString& name : m_model->sandboxes()) {
         if (m_sandbox->findData(name) < 0)
             m_sandbox->addItem(makeVisible(name), name);
@@ -169,6 +194,7 @@ void CommandLogPane::applyFilter()
     filter.sandbox = m_sandbox->currentData().toString();
     filter.actor = Actor::kindFromName(m_actor->currentData().toString());
     filter.outcome = outcomeFromName(m_outcome->currentData().toString());
+    filter.kind = m_scopeKind;
     filter.text = m_search->text();
     m_model->setFilter(filter);
 }
@@ -190,6 +216,11 @@ void CommandLogPane::showDetail()
     text += tr("\nstatus: %1; approval: %2\n").arg(r.statusText(), makeVisible(r.approvalText()));
     if (!r.workdir.isEmpty())
         text += tr("folder: %1\n").arg(makeVisible(r.workdir));
+    if (r.kind == ActionKind::Network)
+        text += tr("server address: %1; sent %2 bytes, received %3 bytes\n")
+                    .arg(r.networkAddress.isEmpty() ? tr("none (not connected)") : r.networkAddress)
+                    .arg(r.bytesSent)
+                    .arg(r.bytesReceived);
     text += QStringLiteral("\n") + makeVisible(r.command) + QStringLiteral("\n");
     const bool wantsOutput = r.outcome != Outcome::Running && (r.stdoutBytes > 0 || r.stderrBytes > 0);
     if (!wantsOutput) {

@@ -38,6 +38,13 @@ public:
     /// About 22 text lines high: several rows and the start of the detail when the dock opens.
     QSize sizeHint() const override;
 
+    /// Shows only the rows of `kind` on `sandbox` (a workspace's Network tab): the sandbox filter
+    /// is hidden; the other filters stay.
+    void setScope(const QString& sandbox, ActionKind kind);
+    /// Shows `columns` (and the command, always), hides the others; the header's context menu
+    /// still shows any of them.
+    void showColumns(const QList<int>& columns);
+
     /// Writes the rows matching the current filter (up to 100,000) to `path`. Errors: the file
     /// cannot be written (the message names it).
     Expected<void> exportTo(const QString& path, Format format) const;
@@ -66,6 +73,7 @@ private:
     QComboBox* m_actor;
     QComboBox* m_outcome;
     QLabel* m_status;
+    std::optional<ActionKind> m_scopeKind; ///< setScope()
     quint64 m_detailReads = 0; ///< selections so far; only the latest one's output is shown
 };
 

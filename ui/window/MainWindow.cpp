@@ -13,6 +13,7 @@
 #include "hypervisor/HypervisorConnection.h"
 #include "log/CommandLog.h"
 #include "log/CommandLogPane.h"
+#include "network/NetworkPane.h"
 #include "run/ExampleScript.h"
 #include "run/InputFilesList.h"
 #include "run/RunPane.h"
@@ -421,6 +422,10 @@ QDockWidget* MainWindow::createApprovalDock()
             return Content{file.size(), file.readAll()};
         });
     });
+    m_approvalPane->setDestinationRuleWriter(
+        [this](const QString& sandbox, const NetworkDestination& destination, PolicyDecision decision) {
+            return setDestinationRule(sandbox, destination, decision);
+        });
     auto* dock = new QDockWidget(tr("Approvals"), this);
     dock->setObjectName(QStringLiteral("approvalDock"));
     dock->setWidget(m_approvalPane);
@@ -431,6 +436,13 @@ QDockWidget* MainWindow::createApprovalDock()
         dock->raise();
     });
     return dock;
+}
+
+Expected<void> MainWindow::setDestinationRule(const QString& sandbox, const NetworkDestination& destination,
+                                              PolicyDecision decision)
+{
+    const QString workspace = m_workspaces->workspace(sandbox) ? sandbox : QString();
+    return m_gate->setDestinationRule(workspace, destination, decision, m_approvalPane->approverName());
 }
 
 void MainWindow::editPolicy()
@@ -542,6 +554,20 @@ void MainWindow::createWorkspaceTabs()
     m_workspaceTabs->addTab(m_terminals, tr("&Terminal"));
     m_workspaceTabs->addTab(m_files, tr("&Files"));
     m_workspaceTabs->addTab(m_consoles, tr("Serial &Console"));
+    if (m_commandLog) {
+        m_networks = new SandboxPageStack(
+            [this](const QString& name) -> QWidget* {
+                const auto workspace = m_workspaces->workspace(name);
+                return new NetworkPane(m_commandLog, name,
+                                       workspace ? workspace->record().settings.network : WorkspaceNetwork::None,
+                                       [this](const QString& sandbox, const NetworkDestination& destination,
+                                              PolicyDecision decision) {
+                                           return setDestinationRule(sandbox, destination, decision);
+                                       });
+            },
+            tr("Select a workspace"), this);
+        m_workspaceTabs->addTab(m_networks, tr("&Network"));
+    }
     connect(m_workspaceTabs, &QTabWidget::currentChanged, this, &MainWindow::showWorkspaceTab);
     // Terminals that lost their connection (hibernate, stop, a revert, a lost libvirt
     // connection) reconnect once the guest runs again.
@@ -558,8 +584,8 @@ void MainWindow::createWorkspaceTabs()
         QStringList listed;
         for (const auto& entry : m_workspaces->workspaces())
             listed.append(entry.record.name);
-        for (SandboxPageStack* stack : {m_terminals, m_files, m_consoles})
-            for (const QString& name : stack->sandboxes())
+        for (SandboxPageStack* stack : {m_terminals, m_files, m_consoles, m_networks})
+            for (const QString& name : stack ? stack->sandboxes() : QStringList())
                 if (!listed.contains(name))
                     stack->removeSandbox(name);
     });

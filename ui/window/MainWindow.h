@@ -1,5 +1,7 @@
 #pragma once
 
+#include "approval/Policy.h"
+
 #include <QMainWindow>
 
 #include <memory>
@@ -67,6 +69,8 @@ public:
     SandboxPageStack* terminals() const { return m_terminals; }
     SandboxPageStack* files() const { return m_files; }
     SandboxPageStack* consoles() const { return m_consoles; }
+    /// The workspaces' Network tabs (NetworkPane); null without a command log.
+    SandboxPageStack* networks() const { return m_networks; }
     GraphPane* graphPane() const { return m_graphPane; }
     /// Samples the host and every sandbox for the Resources pane, every second.
     StatsSampler* sampler() const { return m_sampler; }
@@ -126,6 +130,10 @@ private:
     /// The workspace's disconnected terminal tabs reconnect, if it runs.
     void reconnectTerminals(const QString& workspace);
     void onOperationFinished(const sbw::OperationReport& report);
+    /// "Allow always" / "deny always" from the Approvals dock or a Network tab: the rule goes to
+    /// the sandbox's workspace policy (the default rules for an ephemeral run's sandbox).
+    Expected<void> setDestinationRule(const QString& sandbox, const NetworkDestination& destination,
+                                      PolicyDecision decision);
     void saveBytes(const QByteArray& bytes, const QString& title, const QString& suggestedName);
 
     Workbench* m_workbench;
@@ -143,6 +151,7 @@ private:
     SandboxPageStack* m_terminals = nullptr;
     SandboxPageStack* m_files = nullptr;
     SandboxPageStack* m_consoles = nullptr;
+    SandboxPageStack* m_networks = nullptr;
     StatsSampler* m_sampler;
     GraphPane* m_graphPane;
     std::shared_ptr<CommandLog> m_commandLog;
