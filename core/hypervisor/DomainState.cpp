@@ -11,7 +11,7 @@ DomainState domainStateFrom(int state, int reason, bool hasManagedSave)
     case VIR_DOMAIN_BLOCKED:
         return DomainState::Running;
     case VIR_DOMAIN_PAUSED:
-        return reason == VIR_DOMAIN_PAUSED_STARTING_UP ? DomainState::Restoring
+        return reason == VIR_DOMAIN_PAUSED_STARTING_UP ? DomainState::StartingUp
                                                        : DomainState::Paused;
     case VIR_DOMAIN_SHUTDOWN:
         return DomainState::ShuttingDown;
@@ -33,8 +33,8 @@ QString domainStateName(DomainState state)
     switch (state) {
     case DomainState::Running:
         return QStringLiteral("running");
-    case DomainState::Restoring:
-        return QStringLiteral("restoring");
+    case DomainState::StartingUp:
+        return QStringLiteral("starting up");
     case DomainState::Paused:
         return QStringLiteral("paused");
     case DomainState::Hibernated:

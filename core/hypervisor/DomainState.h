@@ -10,7 +10,9 @@ namespace sbw {
 enum class DomainState
 {
     Running,      ///< VIR_DOMAIN_RUNNING (and VIR_DOMAIN_BLOCKED, which QEMU does not report)
-    Restoring,    ///< paused while starting up: a managed save or snapshot's memory is loading
+    /// paused while QEMU starts (VIR_DOMAIN_PAUSED_STARTING_UP): every start, a cold boot as
+    /// well as a wake from a managed save or a revert whose memory is loading
+    StartingUp,
     Paused,       ///< suspended by virDomainSuspend or by libvirt (I/O error, migration, …)
     Hibernated,   ///< shut off with a managed-save image (resumes where it stopped)
     ShutOff,      ///< shut off without one
@@ -24,7 +26,7 @@ enum class DomainState
 /// and virDomainHasManagedSaveImage's answer to a DomainState.
 DomainState domainStateFrom(int state, int reason, bool hasManagedSave);
 
-/// "running", "restoring", "paused", "hibernated", "shut off", "shutting down", "crashed",
+/// "running", "starting up", "paused", "hibernated", "shut off", "shutting down", "crashed",
 /// "suspended", "other" (the words `sbw stats` prints and --json writes).
 QString domainStateName(DomainState state);
 

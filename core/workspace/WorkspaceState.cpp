@@ -9,7 +9,7 @@ WorkspaceState workspaceStateFrom(DomainState domain, bool agentConnected)
         return agentConnected ? WorkspaceState::Running : WorkspaceState::Starting;
     case DomainState::ShuttingDown:
         return WorkspaceState::Running; // still running until it is off
-    case DomainState::Restoring: // a wake or revert runs with paused vCPUs until memory is in
+    case DomainState::StartingUp: // vCPUs wait until QEMU is set up (and a wake's memory is in)
         return WorkspaceState::Starting;
     case DomainState::Paused:
     case DomainState::Suspended:

@@ -216,6 +216,25 @@ private Q_SLOTS:
         QCOMPARE(chart.spans()[1].label, QStringLiteral("hibernated"));
     }
 
+    void goneSandboxSaysSo()
+    {
+        virDomainPtr domain = virDomainLookupByName(m_connection->handle(), qPrintable(sandboxName(1)));
+        QVERIFY(domain);
+        char uuid[VIR_UUID_STRING_BUFLEN] = {};
+        QCOMPARE(virDomainGetUUIDString(domain, uuid), 0);
+        QCOMPARE(virDomainDestroy(domain), 0);
+        QCOMPARE(virDomainUndefine(domain), 0);
+        virDomainFree(domain);
+        auto* picker = m_pane->findChild<QComboBox*>();
+        QTRY_VERIFY_WITH_TIMEOUT(picker->findData(QString::fromLatin1(uuid)) >= 0, 20000);
+        const int index = picker->findData(QString::fromLatin1(uuid));
+        QTRY_COMPARE_WITH_TIMEOUT(picker->itemText(index), sandboxName(1) + QStringLiteral(" (gone)"), 20000);
+        int gone = 0;
+        for (int i = 0; i < picker->count(); ++i)
+            gone += picker->itemText(i).endsWith(QLatin1String(" (gone)")) ? 1 : 0;
+        QCOMPARE(gone, 1); // the others still run
+    }
+
     void cleanupTestCase()
     {
         m_window.reset();

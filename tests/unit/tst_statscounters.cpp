@@ -236,11 +236,11 @@ private Q_SLOTS:
         QVERIFY(!sbw::isHalted(sbw::DomainState::Running));
         // The reason tells a restore from a pause, and a crash from a shut-down.
         QCOMPARE(sbw::domainStateFrom(VIR_DOMAIN_PAUSED, VIR_DOMAIN_PAUSED_STARTING_UP, false),
-                 sbw::DomainState::Restoring);
+                 sbw::DomainState::StartingUp);
         QCOMPARE(sbw::domainStateFrom(VIR_DOMAIN_SHUTOFF, VIR_DOMAIN_SHUTOFF_CRASHED, false),
                  sbw::DomainState::Crashed);
-        QCOMPARE(sbw::domainStateName(sbw::DomainState::Restoring), QStringLiteral("restoring"));
-        QVERIFY(sbw::isHalted(sbw::DomainState::Restoring));
+        QCOMPARE(sbw::domainStateName(sbw::DomainState::StartingUp), QStringLiteral("starting up"));
+        QVERIFY(sbw::isHalted(sbw::DomainState::StartingUp));
     }
 };
 

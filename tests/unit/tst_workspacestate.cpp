@@ -40,7 +40,7 @@ private Q_SLOTS:
         QTest::newRow("paused checkpoint")
             << int(VIR_DOMAIN_PAUSED) << int(VIR_DOMAIN_PAUSED_FROM_SNAPSHOT) << false << true
             << WorkspaceState::Paused;
-        QTest::newRow("restoring") << int(VIR_DOMAIN_PAUSED) << int(VIR_DOMAIN_PAUSED_STARTING_UP)
+        QTest::newRow("starting up") << int(VIR_DOMAIN_PAUSED) << int(VIR_DOMAIN_PAUSED_STARTING_UP)
                                    << false << false << WorkspaceState::Starting;
         QTest::newRow("no state") << int(VIR_DOMAIN_NOSTATE) << 0 << false << false
                                   << WorkspaceState::Unknown;

@@ -2,6 +2,7 @@
 
 #include "stats/GraphPaneChart.h"
 #include "stats/StatsSampler.h"
+#include "workspace/WorkspaceRecord.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -10,10 +11,16 @@
 #include <QMap>
 #include <QScrollArea>
 #include <QVBoxLayout>
+#include <QSet>
+
 #include <algorithm>
+#include <cstring>
 
 namespace sbw {
 namespace {
+
+/// The picker's role for a sandbox's shown name (without its state).
+constexpr int kNameRole = Qt::UserRole + 1;
 
 constexpr qint64 kMinWindowMs = 60'000;
 /// Sandboxes with a line of their own on the host chart; more would be a tangle of colours.
@@ -213,14 +220,34 @@ bool GraphPane::selectSandbox(const QString& uuid)
 void GraphPane::onSampled(const StatsTick& tick)
 {
     m_status->hide();
+    QSet<QString> present;
     for (const SandboxSample& s : tick.sandboxes) {
-        // Names come from libvirt (our own "sbw-run-…" or a workspace name): shown as plain text.
-        const QString label = QStringLiteral("%1 (%2)").arg(s.name, domainStateName(s.state));
-        const int index = m_picker->findData(s.uuid);
-        if (index < 0)
+        present.insert(s.uuid);
+        // Names come from libvirt (our own "sbw-run-…" or a workspace's domain): plain text; a
+        // workspace is shown by its own name, as in the Sessions list.
+        const QString name = s.name.startsWith(QLatin1String(kWorkspaceDomainPrefix))
+                                 ? s.name.mid(qsizetype(std::strlen(kWorkspaceDomainPrefix)))
+                                 : s.name;
+        const QString label = QStringLiteral("%1 (%2)").arg(name, domainStateName(s.state));
+        int index = m_picker->findData(s.uuid);
+        if (index < 0) {
             m_picker->addItem(label, s.uuid);
+            index = m_picker->count() - 1;
+        }
+        m_picker->setItemText(index, label);
+        m_picker->setItemData(index, name, kNameRole);
+    }
+    // A sandbox that left (a run's microVM destroyed, a workspace deleted) says so; its charts
+    // stay viewable until the sampler forgets its history.
+    const QStringList kept = m_sampler->sandboxes();
+    for (int index = m_picker->count() - 1; index >= 0; --index) {
+        const QString uuid = m_picker->itemData(index).toString();
+        if (present.contains(uuid))
+            continue;
+        if (kept.contains(uuid))
+            m_picker->setItemText(index, tr("%1 (gone)").arg(m_picker->itemData(index, kNameRole).toString()));
         else
-            m_picker->setItemText(index, label);
+            m_picker->removeItem(index);
     }
     refreshSandboxCharts();
     refreshHostChart();
