@@ -188,6 +188,23 @@ private Q_SLOTS:
         QVERIFY(!denied.ok());
         QVERIFY(denied.error().message.contains(QStringLiteral("/proc/nope/out.csv")));
     }
+
+    void selectionStaysOnItsRowWhenRowsArrive()
+    {
+        CommandLogPane pane(m_log);
+        QTRY_VERIFY(pane.model()->rowCount() >= 2);
+        const int rows = pane.model()->rowCount();
+        pane.table()->selectRow(1);
+        const qint64 selected = pane.model()->record(1).id;
+        QTRY_VERIFY(pane.detail()->toPlainText().startsWith(QStringLiteral("#%1 ").arg(selected)));
+        logExec(QStringLiteral("alpha"), QStringLiteral("echo newer"), Actor::Kind::Cli, "newer\n", 0);
+        QTRY_COMPARE(pane.model()->rowCount(), rows + 1);
+        // The same row, one further down, is still the selected one, and the detail still shows it.
+        QCOMPARE(pane.table()->currentIndex().row(), 2);
+        QCOMPARE(pane.table()->selectionModel()->selectedRows().size(), 1);
+        QCOMPARE(pane.model()->record(pane.table()->selectionModel()->selectedRows().first().row()).id, selected);
+        QVERIFY(pane.detail()->toPlainText().startsWith(QStringLiteral("#%1 ").arg(selected)));
+    }
 };
 
 namespace {

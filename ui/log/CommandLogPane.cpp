@@ -126,8 +126,18 @@ CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
     connect(m_search, &QLineEdit::textChanged, this, &CommandLogPane::applyFilter);
     for (QComboBox* box : {m_sandbox, m_actor, m_outcome})
         connect(box, &QComboBox::currentIndexChanged, this, &CommandLogPane::applyFilter);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &CommandLogPane::showDetail);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
+        if (!m_reselecting)
+            showDetail();
+    });
+    // New rows arrive by a model reset: the selected row stays selected (by its id) while it
+    // still matches the filter.
+    connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+        const QModelIndex current = m_table->currentIndex();
+        m_selectedId = current.isValid() ? m_model->record(current.row()).id : 0;
+    });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        reselect();
         updateSandboxChoices();
         fitColumns();
         m_status->setText(m_model->lastError().isEmpty() ? tr("%n row(s)", nullptr, m_model->rowCount())
@@ -176,6 +186,22 @@ void CommandLogPane::fitColumns()
         if (column != CommandLogModel::Started && header->sectionSize(column) > cap)
             header->resizeSection(column, cap);
     }
+}
+
+void CommandLogPane::reselect()
+{
+    if (m_selectedId == 0)
+        return;
+    const QList<ActionRecord>& rows = m_model->records();
+    for (int row = 0; row < rows.size(); ++row) {
+        if (rows.at(row).id == m_selectedId) {
+            m_reselecting = true; // the detail already shows it
+            m_table->selectRow(row);
+            m_reselecting = false;
+            return;
+        }
+    }
+    showDetail(); // it left the filter: nothing is selected
 }
 
 void CommandLogPane::updateSandboxChoices()

@@ -63,6 +63,8 @@ private:
                            const Expected<QByteArray>& err) const;
     void chooseExport(Format format);
     void updateSandboxChoices();
+    /// After a reset: selects the row that was selected before it, if it is still there.
+    void reselect();
 
     std::shared_ptr<CommandLog> m_log;
     CommandLogModel* m_model;
@@ -74,6 +76,8 @@ private:
     QComboBox* m_outcome;
     QLabel* m_status;
     std::optional<ActionKind> m_scopeKind; ///< setScope()
+    qint64 m_selectedId = 0;                ///< the selected row's id across a model reset
+    bool m_reselecting = false;             ///< reselect() runs: the detail stays as it is
     quint64 m_detailReads = 0; ///< selections so far; only the latest one's output is shown
 };
 
