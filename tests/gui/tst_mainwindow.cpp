@@ -24,9 +24,11 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QFontMetricsF>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QPlainTextEdit>
@@ -536,6 +538,18 @@ void TestMainWindow::newWorkspaceStartsNowAndRemembersItsChoices()
     QCOMPARE(settings.diskGiB, 8);
     QCOMPARE(settings.cpuSharePercent, 150);
     QCOMPARE(settings.network, WorkspaceNetwork::Nat);
+
+    // A name that is taken is said at once, with the choices still there; OK waits.
+    dialog.setTakenNames({QStringLiteral("agent-1")});
+    auto* name = dialog.findChild<QLineEdit*>(QStringLiteral("nameEdit"));
+    auto* ok = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    name->setText(QStringLiteral("agent-1"));
+    QCOMPARE(dialog.findChild<QLabel*>(QStringLiteral("nameProblem"))->text(),
+             QStringLiteral("A workspace named 'agent-1' already exists."));
+    QVERIFY(!ok->isEnabled());
+    name->setText(QStringLiteral("agent-2"));
+    QCOMPARE(dialog.findChild<QLabel*>(QStringLiteral("nameProblem"))->text(), QString());
+    QVERIFY(ok->isEnabled());
 }
 
 // Not QTEST_MAIN: libvirt's event loop needs prepareProcess() before the application exists

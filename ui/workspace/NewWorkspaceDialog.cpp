@@ -65,6 +65,7 @@ NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
     restoreChoices();
     m_problem->setStyleSheet(QStringLiteral("color: palette(highlight);"));
     m_problem->setWordWrap(true);
+    m_problem->setObjectName(QStringLiteral("nameProblem"));
 
     auto* form = new QFormLayout(this);
     form->addRow(tr("&Name:"), m_name);
@@ -118,9 +119,17 @@ bool NewWorkspaceDialog::startNow() const
     return m_startNow->isChecked();
 }
 
+void NewWorkspaceDialog::setTakenNames(const QStringList& names)
+{
+    m_taken = names;
+    validate();
+}
+
 void NewWorkspaceDialog::validate()
 {
-    const auto valid = validateWorkspaceName(name());
+    Expected<void> valid = validateWorkspaceName(name());
+    if (valid && m_taken.contains(name()))
+        valid = makeError(tr("A workspace named '%1' already exists.").arg(name()));
     m_problem->setText(name().isEmpty() || valid ? QString() : valid.error().message);
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(!name().isEmpty() && valid.ok());
 }

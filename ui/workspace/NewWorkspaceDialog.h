@@ -17,8 +17,8 @@ class ImageTemplateBox;
 
 /// Asks for what a new workspace is made of: name (checked with validateWorkspaceName() while
 /// typing), image recipe, vCPUs, memory (MiB), disk size (GiB), CPU share (percent of one host
-/// core for all vCPUs, 0 = no limit, at most 100 per vCPU) and network (none or NAT) — the
-/// settings of `sbw ws create` — and whether to start it at once ("Start it now", on unless
+/// core for all vCPUs, 0 = no limit, at most 100 per vCPU) and network (none, NAT or allowlist)
+/// — the settings of `sbw ws create` — and whether to start it at once ("Start it now", on unless
 /// turned off). The image and limits of the last accepted dialog are kept in QSettings (group
 /// "newWorkspace") and offered by the next one.
 class NewWorkspaceDialog : public QDialog
@@ -27,6 +27,9 @@ class NewWorkspaceDialog : public QDialog
 
 public:
     explicit NewWorkspaceDialog(QWidget* parent = nullptr);
+
+    /// Names already taken (the workspaces there are): typing one says so at once, and OK waits.
+    void setTakenNames(const QStringList& names);
 
     QString name() const;
     WorkspaceSettings settings() const;
@@ -49,6 +52,7 @@ private:
     QCheckBox* m_startNow;
     QLabel* m_problem;
     QDialogButtonBox* m_buttons;
+    QStringList m_taken;
 };
 
 } // namespace sbw

@@ -194,6 +194,10 @@ void WorkspaceActions::runTask(const QString& name, const QString& what,
 void WorkspaceActions::createWorkspace()
 {
     NewWorkspaceDialog dialog(m_dialogParent);
+    QStringList taken;
+    for (const WorkspaceManager::Entry& entry : m_manager->workspaces())
+        taken.append(entry.record.name);
+    dialog.setTakenNames(taken);
     if (dialog.exec() != QDialog::Accepted)
         return;
     // A template that is not built yet is built first (with its progress in a dialog).
