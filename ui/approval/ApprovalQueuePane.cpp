@@ -117,7 +117,7 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     m_detail->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_detail->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_detail->setFont(monospaceFont());
-    m_reason->setPlaceholderText(tr("Reason for a denial (returned to the agent)"));
+    m_reason->setPlaceholderText(tr("Reason for a denial (returned to the agent or program)"));
     m_reason->setClearButtonEnabled(true);
     m_approve->setToolTip(tr("Approve the selected action (Ctrl+Return)"));
     m_deny->setToolTip(tr("Deny the selected action with the reason (Ctrl+Backspace, or Delete in the list)"));
@@ -273,9 +273,10 @@ void ApprovalQueuePane::onAdded(qint64 id)
     auto* item = new QTreeWidgetItem(m_list);
     item->setData(Who, kIdRole, id);
     const QString workspace = request.sandbox.isEmpty() ? tr("(new run)") : oneLineVisible(request.sandbox);
-    // Compact: the client's name ("claude-code"), or the kind ("person") when there is none.
-    item->setText(Who, oneLineVisible(request.actor.name.isEmpty() ? Actor::kindName(request.actor.kind)
-                                                                  : request.actor.name));
+    // Compact: the client's name ("claude-code"), or the kind ("person", and "guest" for a guest
+    // program, whose name is only its port) when there is none.
+    const bool byKind = request.actor.name.isEmpty() || request.actor.kind == Actor::Kind::Guest;
+    item->setText(Who, oneLineVisible(byKind ? Actor::kindName(request.actor.kind) : request.actor.name));
     item->setText(Workspace, workspace);
     item->setToolTip(Who, tr("%1\nworkspace: %2").arg(makeVisible(request.actor.display()), workspace));
     item->setText(Action, actionKindName(request.kind));

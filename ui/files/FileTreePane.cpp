@@ -350,8 +350,9 @@ void FileTreePane::downloadSelected(const QString& hostFolder)
     box->setTextFormat(Qt::PlainText);
     box->button(QMessageBox::Yes)->setText(tr("Replace"));
     box->button(QMessageBox::No)->setText(tr("Keep the Host's"));
-    box->setInformativeText(tr("Keep the Host's copies only what the host does not have yet; "
-                               "folders are merged, keeping the host's files."));
+    box->setInformativeText(tr("Replace overwrites the host's files with the sandbox's. "
+                               "Keep the Host's copies only what the host does not have yet: "
+                               "folders are merged, and the host's files stay as they are."));
     box->setAttribute(Qt::WA_DeleteOnClose);
     connect(box, &QMessageBox::finished, this, [this, paths, hostFolder](int answer) {
         if (answer == QMessageBox::Yes)
