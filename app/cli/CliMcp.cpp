@@ -10,6 +10,7 @@
 #include "log/CommandLog.h"
 #include "mcp/McpHttpAccess.h"
 #include "mcp/McpHttpTransport.h"
+#include "mcp/McpNetworkTool.h"
 #include "mcp/McpServer.h"
 #include "mcp/McpStdioTransport.h"
 #include "mcp/McpTools.h"
@@ -84,6 +85,7 @@ public:
         m_server = std::make_unique<McpServer>(m_gate.get(), log);
         for (McpTool& tool : workbenchTools(std::make_shared<McpSandboxes>(m_connection.get())))
             m_server->addTool(std::move(tool));
+        m_server->addTool(networkActivityTool(m_gate.get(), log));
         return std::nullopt;
     }
 

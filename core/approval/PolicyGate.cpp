@@ -33,6 +33,18 @@ PolicyGate::~PolicyGate()
         m_queue->withdraw(id, QStringLiteral("the workbench closed before a decision"));
 }
 
+void PolicyGate::setPolicy(const Policy& policy)
+{
+    const std::lock_guard lock(m_policyMutex);
+    m_policy = policy;
+}
+
+Policy PolicyGate::policySnapshot() const
+{
+    const std::lock_guard lock(m_policyMutex);
+    return m_policy;
+}
+
 void PolicyGate::setApprovalPause(ApprovalPause* pause)
 {
     m_pause = pause;
@@ -107,7 +119,7 @@ Expected<void> PolicyGate::setDestinationRule(const QString& workspace, const Ne
     if (!m_policyFile.isEmpty())
         if (auto saved = policy.save(m_policyFile); !saved)
             return saved;
-    m_policy = std::move(policy);
+    setPolicy(policy);
     judgeWaitingConnections(approver);
     return {};
 }

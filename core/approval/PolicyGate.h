@@ -8,6 +8,7 @@
 #include <QSet>
 
 #include <memory>
+#include <mutex>
 
 namespace sbw {
 
@@ -53,8 +54,10 @@ public:
     PolicyGate(Policy policy, std::shared_ptr<CommandLog> log, QObject* parent = nullptr);
     ~PolicyGate() override;
 
-    void setPolicy(const Policy& policy) { m_policy = policy; }
+    void setPolicy(const Policy& policy);
     const Policy& policy() const { return m_policy; }
+    /// A copy of the policy, for another thread (an MCP tool's worker).
+    Policy policySnapshot() const;
 
     /// The policy file that setDestinationRule() writes (the workbench's: Policy::defaultPath());
     /// empty, the default: it changes the policy in memory only.
@@ -89,6 +92,9 @@ private:
     void judgeWaitingConnections(const QString& approver);
 
     Policy m_policy;
+    /// Held while m_policy changes, and by policySnapshot(): the gate's own thread reads it
+    /// without the lock (only that thread writes it).
+    mutable std::mutex m_policyMutex;
     QString m_policyFile;
     std::shared_ptr<CommandLog> m_log;
     QPointer<ApprovalQueue> m_queue;

@@ -42,7 +42,8 @@ private:
 };
 
 /// The workbench's tools, in the order tools/list shows them: run_code, list_workspaces,
-/// create_workspace, exec, read_file, write_file, list_files, pause, resume, checkpoint.
+/// create_workspace, exec, read_file, write_file, list_files, pause, resume, checkpoint (the
+/// servers add network_activity after them, McpNetworkTool.h).
 /// Inputs and outputs are described by their JSON Schemas (McpTool::inputSchema,
 /// outputSchema); text and file contents are UTF-8 unless a tool says base64.
 QList<McpTool> workbenchTools(std::shared_ptr<McpSandboxes> sandboxes);

@@ -8,6 +8,7 @@
 #include "log/CommandLog.h"
 #include "mcp/McpHttpAccess.h"
 #include "mcp/McpHttpTransport.h"
+#include "mcp/McpNetworkTool.h"
 #include "mcp/McpServer.h"
 #include "mcp/McpTools.h"
 #include "sandbox/SandboxPool.h"
@@ -74,6 +75,7 @@ void Workbench::createMcpServer()
     m_mcpServer = new McpServer(m_gate, m_commandLog, this);
     for (McpTool& tool : workbenchTools(std::make_shared<McpSandboxes>(m_connection, m_sandboxPool)))
         m_mcpServer->addTool(std::move(tool));
+    m_mcpServer->addTool(networkActivityTool(m_gate, m_commandLog));
     if (auto token = loadOrCreateMcpToken(defaultMcpTokenPath()))
         m_mcpToken = token.value();
     else

@@ -399,7 +399,7 @@ private Q_SLOTS:
         QCOMPARE(results[0].value(QLatin1String("tools")).toArray(),
                  QJsonArray::fromStringList({"run_code", "list_workspaces", "create_workspace",
                                              "exec", "read_file", "write_file", "list_files",
-                                             "pause", "resume", "checkpoint"}));
+                                             "pause", "resume", "checkpoint", "network_activity"}));
         QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(),
                  qPrintable(text(results[1])));
         QCOMPARE(listedWorkspace(results[1], kWorkspace), QJsonObject());
@@ -643,7 +643,7 @@ print(total)
                    {QStringLiteral("argv"),
                     QJsonArray{QStringLiteral("echo"), QStringLiteral("forbidden")}}})});
         QCOMPARE(results.size(), 8);
-        QCOMPARE(results[0].value(QLatin1String("tools")).toArray().size(), 10);
+        QCOMPARE(results[0].value(QLatin1String("tools")).toArray().size(), 11);
         QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(),
                  qPrintable(text(results[1])));
         QCOMPARE(structured(results[1]).value(QLatin1String("stdout")).toString(),
