@@ -14,7 +14,6 @@
 #include "mcp/McpServer.h"
 #include "mcp/McpStdioTransport.h"
 #include "mcp/McpTools.h"
-#include "workspace/WorkspaceEgress.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -44,8 +43,6 @@ public:
         m_parser.addHelpOption();
         m_parser.addOptions({m_policy, m_connect});
     }
-    ~Headless() { workspace_egress::setAcceptor({}); }
-
     QCommandLineParser& parser() { return m_parser; }
 
     std::optional<int> parse(const QStringList& arguments)
@@ -97,9 +94,7 @@ private:
     void serveEgress(const std::shared_ptr<CommandLog>& log)
     {
         m_egress = std::make_unique<EgressProxy>(m_gate.get(), log);
-        workspace_egress::setAcceptor([proxy = m_egress.get()](const QString& workspace, int fd, quint16 port) {
-            proxy->serve(fd, workspace, port);
-        });
+        m_egress->acceptGuestConnections();
     }
 
     QString m_synopsis;

@@ -7,8 +7,11 @@
 #include "CliRun.h"
 #include "CliStats.h"
 #include "CliWorkspace.h"
+#include "approval/HeadlessGate.h"
+#include "approval/PolicyGate.h"
 #include "base/DataPaths.h"
 #include "base/Logging.h"
+#include "egress/EgressProxy.h"
 #include "hypervisor/ConnectionUri.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/LibvirtEventLoop.h"
@@ -92,6 +95,17 @@ struct RunCommandLine
                                                       "before it starts, under its own name "
                                                       "(repeatable)."),
                                        QStringLiteral("PATH")};
+    const QCommandLineOption network{QStringLiteral("network"),
+                                     QStringLiteral("none (default: no network) or allowlist: the script reaches "
+                                                    "hosts only through the workbench's HTTP proxy, each "
+                                                    "destination judged by the policy's network rules and "
+                                                    "--allow."),
+                                     QStringLiteral("MODE"), QStringLiteral("none")};
+    const QCommandLineOption allow{QStringLiteral("allow"),
+                                   QStringLiteral("With --network allowlist: allow HOST[:PORT] for this run "
+                                                  "(repeatable): a name, *.domain, an address or a CIDR range; "
+                                                  "ports 80 and 443 when none is given."),
+                                   QStringLiteral("HOST[:PORT]")};
     const QCommandLineOption outFolder{QStringLiteral("out"),
                                        QStringLiteral("Copy the files the script wrote under out/ "
                                                       "into DIR (created if missing), one line "
@@ -111,7 +125,7 @@ struct RunCommandLine
         parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Script to run ('-' for stdin); or -c CODE."),
                                      QStringLiteral("FILE | -c CODE"));
         parser.addOptions({code, lang, timeout, memory, vcpus, cpuShare, disk, lifetime, outputCap,
-                           image, inputFile, outFolder, connectUri, verbose});
+                           image, inputFile, outFolder, network, allow, connectUri, verbose});
     }
 
     /// The language, limits and input files the options ask for (not the script). Errors are
@@ -148,7 +162,54 @@ struct RunCommandLine
         options.inputFiles = parser.values(inputFile);
         if (auto inputs = sbw::checkInputFiles(options.inputFiles); !inputs)
             return inputs.error();
+        const QString mode = parser.value(network);
+        if (mode != QLatin1String("none") && mode != QLatin1String("allowlist"))
+            return sbw::makeError(QStringLiteral("--network is none or allowlist, not '%1'").arg(mode));
+        options.egressProxy = mode == QLatin1String("allowlist");
+        if (parser.isSet(allow) && !options.egressProxy)
+            return sbw::makeError(QStringLiteral("--allow needs --network allowlist"));
         return options;
+    }
+
+    /// The network rules of --allow, in the order given.
+    sbw::Expected<QList<sbw::PolicyRule>> allowRules() const
+    {
+        QList<sbw::PolicyRule> rules;
+        for (const QString& value : parser.values(allow)) {
+            auto rule = allowRule(value);
+            if (!rule)
+                return rule.error();
+            rules.append(rule.value());
+        }
+        return rules;
+    }
+
+    /// "pypi.org", "*.github.com:22", "10.0.0.0/8:5432", "[::1]:8080" as an allow rule.
+    static sbw::Expected<sbw::PolicyRule> allowRule(const QString& value)
+    {
+        QString host = value;
+        QString port;
+        const QString notAHost = QStringLiteral("--allow %1: not a host name, *.domain, address or CIDR range").arg(value);
+        if (value.startsWith(QLatin1Char('['))) { // [IPv6]:PORT
+            const qsizetype end = value.indexOf(QLatin1Char(']'));
+            if (end < 0 || (end + 1 < value.size() && value.at(end + 1) != QLatin1Char(':')))
+                return sbw::makeError(notAHost);
+            host = value.mid(1, end - 1);
+            port = value.mid(end + 2);
+        } else if (value.count(QLatin1Char(':')) == 1) {
+            host = value.section(QLatin1Char(':'), 0, 0);
+            port = value.section(QLatin1Char(':'), 1);
+        }
+        sbw::PolicyRule rule{{sbw::ActionKind::Network}, host, sbw::PolicyDecision::Allow};
+        bool ok = true;
+        const uint number = port.isEmpty() ? 0 : port.toUInt(&ok);
+        if (!ok || number > 65535 || (!port.isEmpty() && number == 0))
+            return sbw::makeError(QStringLiteral("--allow %1: the port is a number from 1 to 65535").arg(value));
+        if (number != 0)
+            rule.ports = {quint16(number)};
+        if (host.isEmpty() || !rule.networkPattern())
+            return sbw::makeError(notAHost);
+        return rule;
     }
 
     /// The microVM the options ask for: image, memory, vCPUs, CPU share, disk.
@@ -229,6 +290,24 @@ int runCommand(QCoreApplication& app, const QStringList& arguments)
     options->code = script.value();
 
     sbw::HypervisorConnection connection(sbw::defaultConnectionUri(parser.value(line.connectUri)));
+    // The allowlist network: this process's proxy, judged by the policy file's rules after
+    // --allow's; unlisted destinations are asked on the terminal (denied without one).
+    std::unique_ptr<sbw::PolicyGate> gate;
+    std::unique_ptr<sbw::EgressProxy> proxy;
+    if (options->egressProxy) {
+        const auto rules = line.allowRules();
+        if (!rules)
+            return fail(rules.error().message, kUsageError);
+        auto made = sbw::makeHeadlessGate(sbw::Policy::defaultPath(), sbw::Policy::IfMissing::Empty, log, &connection);
+        if (!made)
+            return fail(made.error().message, sbw::RunResult::kWorkbenchError);
+        gate = std::move(made.value());
+        sbw::Policy policy = gate->policy();
+        policy.defaultRules = rules.value() + policy.defaultRules;
+        gate->setPolicy(policy);
+        proxy = std::make_unique<sbw::EgressProxy>(gate.get(), log);
+        proxy->acceptGuestConnections();
+    }
     sbw::CliRun run(&connection, parser.isSet(line.verbose));
     run.setOutputFolder(outputFolder);
     QTimer::singleShot(0, &run, [&, runOptions = options.value()] { run.start(runOptions); });

@@ -1,6 +1,7 @@
 #include "egress/EgressProxy.h"
 
 #include "egress/EgressConnection.h"
+#include "network/GuestEgress.h"
 
 #include <QLocalSocket>
 #include <QTcpServer>
@@ -40,6 +41,8 @@ EgressProxy::EgressProxy(PolicyGate* gate, std::shared_ptr<CommandLog> log, QObj
 
 EgressProxy::~EgressProxy()
 {
+    if (m_acceptsGuestConnections) // guests' connections stop reaching a proxy that goes
+        guest_egress::setAcceptor({});
     // Connections end on their own thread (their sockets live there), then the thread.
     QMetaObject::invokeMethod(
         m_connections, [root = m_connections] { qDeleteAll(root->children()); }, Qt::BlockingQueuedConnection);
@@ -69,6 +72,12 @@ void EgressProxy::serve(int fd, const QString& sandbox, quint16 guestSourcePort)
             connection->start();
         },
         Qt::QueuedConnection);
+}
+
+void EgressProxy::acceptGuestConnections()
+{
+    m_acceptsGuestConnections = true;
+    guest_egress::setAcceptor([this](const QString& sandbox, int fd, quint16 sourcePort) { serve(fd, sandbox, sourcePort); });
 }
 
 quint16 EgressProxy::listenOnLoopback(const QString& sandbox)

@@ -45,10 +45,14 @@ public:
     EgressProxy(PolicyGate* gate, std::shared_ptr<CommandLog> log, QObject* parent = nullptr);
     ~EgressProxy() override;
 
-    /// Serves one client connection of sandbox `sandbox` (a workspace's name) on `fd`, a
+    /// Serves one client connection of sandbox `sandbox` (a workspace's or a run's name) on `fd`, a
     /// connected stream socket the proxy owns from now on. `guestSourcePort`: the client's port
     /// on the guest's loopback (ReverseForward::Accept), 0 when unknown. Thread-safe.
     void serve(int fd, const QString& sandbox, quint16 guestSourcePort = 0);
+
+    /// Makes this the process's egress proxy: the guests of this process's allowlist sandboxes
+    /// reach it (guest_egress::setAcceptor()) until the proxy is destroyed. One per process.
+    void acceptGuestConnections();
 
     /// Serves connections to a TCP port on the host's 127.0.0.1 as sandbox `sandbox`, for tests
     /// and benchmarks (a guest never reaches it). Returns the port; 0 when listening failed.
@@ -72,6 +76,7 @@ private:
     QHash<qint64, QPointer<ActionWithdrawal>> m_waiting; ///< decide()'s requests not yet decided
     QThread m_thread;
     QObject* m_connections; ///< lives on m_thread; parent of every connection
+    bool m_acceptsGuestConnections = false; ///< acceptGuestConnections() was called
 };
 
 } // namespace sbw

@@ -5,7 +5,9 @@
 #include "guest/GuestLimitProbe.h"
 #include "guest/GuestSession.h"
 #include "guest/SftpClient.h"
+#include "guest/ReverseForward.h"
 #include "log/LoggedAction.h"
+#include "network/GuestEgress.h"
 #include "run/OutputCap.h"
 #include "run/RunInputFiles.h"
 #include "sandbox/SandboxLimits.h"
@@ -272,7 +274,7 @@ public:
     RunResult run()
     {
         m_total.start();
-        if (prepare() && acquire() && boot() && upload() && execute())
+        if (prepare() && acquire() && boot() && openEgress() && upload() && execute())
             collect();
         if (m_sandbox)
             teardown();
@@ -325,6 +327,24 @@ private:
         return true;
     }
 
+    /// Allowlist network: the proxy's port in the guest, forwarded to this process's egress
+    /// proxy over the run's SSH session (GuestEgress); the script gets the proxy variables.
+    bool openEgress()
+    {
+        if (!m_options.egressProxy)
+            return true;
+        if (!guest_egress::hasAcceptor())
+            return fail(QStringLiteral("the allowlist network needs an egress proxy, and this process serves none"));
+        auto forward = m_sandbox->session().listenForward(
+            guest_egress::kGuestPort, [name = m_result.domainName](int fd, quint16 sourcePort) {
+                guest_egress::accept(name, fd, sourcePort);
+            });
+        if (!forward)
+            return fail(QStringLiteral("cannot open the egress proxy's port in the guest: %1").arg(forward.error().message));
+        m_egress = std::move(forward.value());
+        return true;
+    }
+
     /// The input files into the working folder, over the run's SFTP session.
     bool upload()
     {
@@ -355,6 +375,8 @@ private:
         Launch script = launch(m_options.language, m_options.code);
         ExecRequest request;
         request.command = std::move(script.command);
+        if (m_egress)
+            request.command.prepend(guest_egress::exportLines());
         request.stdinData = std::move(script.stdinData);
         request.timeout = m_limits.timeout;
         // The session watches the caller's flag and the output cap's.
@@ -438,6 +460,7 @@ private:
             m_sftpOpening.wait();
         }
         m_sftp.reset();
+        m_egress.reset(); // before its session goes
         m_sandbox.reset();
         if (m_options.pool && m_guestReady)
             m_options.pool->refill(m_options.sandbox);
@@ -494,6 +517,7 @@ private:
     QElapsedTimer m_boot;
     QList<InputFile> m_inputs;
     std::unique_ptr<Sandbox> m_sandbox;
+    std::unique_ptr<ReverseForward> m_egress; ///< allowlist network: the proxy's port in the guest
     bool m_guestReady = false; ///< the guest's SSH session came up (then the pool refills)
     std::optional<Expected<std::unique_ptr<SftpClient>>> m_sftp;
     std::future<Expected<std::unique_ptr<SftpClient>>> m_sftpOpening;

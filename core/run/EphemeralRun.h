@@ -44,6 +44,11 @@ struct RunOptions
     static constexpr qint64 kDefaultOutputCapBytes = qint64(64) << 20;
     qint64 outputCapBytes = kDefaultOutputCapBytes;
     SandboxOptions sandbox; ///< image, memory (MiB), vCPUs, CPU share, disk (GiB), readiness deadline
+    /// The allowlist network: the guest (which has no network interface in any case) reaches
+    /// hosts only through this process's egress proxy (GuestEgress: the script gets the proxy
+    /// variables; each destination is judged by the proxy's policy, rows under the run's
+    /// domain name). The run fails when this process serves no proxy. False: no network.
+    bool egressProxy = false;
     /// Host files copied byte for byte into the script's working folder /root/run, under their
     /// own names, before the script starts (see checkInputFiles() for what is refused).
     QStringList inputFiles;

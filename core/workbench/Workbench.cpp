@@ -13,7 +13,6 @@
 #include "mcp/McpTools.h"
 #include "sandbox/SandboxPool.h"
 #include "stats/StatsSampler.h"
-#include "workspace/WorkspaceEgress.h"
 #include "workspace/WorkspaceManager.h"
 
 namespace sbw {
@@ -30,11 +29,7 @@ Workbench::Workbench(HypervisorConnection* connection, QObject* parent)
     createMcpServer();
 }
 
-Workbench::~Workbench()
-{
-    // Guests' connections stop reaching a proxy that is about to go.
-    workspace_egress::setAcceptor({});
-}
+Workbench::~Workbench() = default;
 
 void Workbench::openCommandLog()
 {
@@ -64,9 +59,7 @@ void Workbench::createGate()
 void Workbench::createEgressProxy()
 {
     m_egressProxy = new EgressProxy(m_gate, m_commandLog, this);
-    workspace_egress::setAcceptor([proxy = m_egressProxy](const QString& workspace, int fd, quint16 sourcePort) {
-        proxy->serve(fd, workspace, sourcePort);
-    });
+    m_egressProxy->acceptGuestConnections();
 }
 
 void Workbench::createMcpServer()

@@ -47,7 +47,7 @@ public:
     ApprovalQueue* approvals() const { return m_approvals; }
     PolicyGate* gate() const { return m_gate; }
     /// The allowlist network's proxy; this process's workspaces send their guests' connections
-    /// to it (WorkspaceEgress).
+    /// to it (GuestEgress).
     EgressProxy* egressProxy() const { return m_egressProxy; }
     McpServer* mcpServer() const { return m_mcpServer; }
     McpHttpTransport* mcpHttp() const { return m_mcpHttp; }

@@ -14,7 +14,7 @@
 #include "image/GuestImage.h"
 #include "sandbox/SandboxLimits.h"
 #include "workspace/WorkspaceDomains.h"
-#include "workspace/WorkspaceEgress.h"
+#include "network/GuestEgress.h"
 
 #include <QDateTime>
 #include <QThread>
@@ -615,7 +615,7 @@ Expected<ExecStatus> Workspace::exec(const ExecRequest& plainRequest, Clock::tim
     ExecRequest request = plainRequest;
     request.command.prepend(environment->exportLines());
     if (m_record.settings.network == WorkspaceNetwork::Allowlist)
-        request.command.prepend(workspace_egress::exportLines());
+        request.command.prepend(guest_egress::exportLines());
     // A second attempt on a new session when the guest never answered the channel request:
     // the command did not start then, so running it again runs it once.
     for (int attempt = 1;; ++attempt) {
@@ -735,11 +735,11 @@ Expected<void> Workspace::ensureSession(Clock::time_point deadline, CancelFlags 
 
 void Workspace::listenForEgress()
 {
-    if (m_record.settings.network != WorkspaceNetwork::Allowlist || !workspace_egress::hasAcceptor())
+    if (m_record.settings.network != WorkspaceNetwork::Allowlist || !guest_egress::hasAcceptor())
         return;
     auto forward = m_link->session->listenForward(
-        workspace_egress::kGuestPort, [name = m_record.name](int fd, quint16 sourcePort) {
-            workspace_egress::accept(name, fd, sourcePort);
+        guest_egress::kGuestPort, [name = m_record.name](int fd, quint16 sourcePort) {
+            guest_egress::accept(name, fd, sourcePort);
         });
     if (!forward) {
         // Another session (of another workbench process) serves the port: its proxy decides.
@@ -750,7 +750,7 @@ void Workspace::listenForEgress()
     // Login shells (terminal tabs) find the proxy too; commands get the lines themselves.
     ExecRequest profile;
     profile.command = "cat >/etc/profile.d/sbw-egress-proxy.sh";
-    profile.stdinData = workspace_egress::exportLines();
+    profile.stdinData = guest_egress::exportLines();
     profile.timeout = std::chrono::seconds(30);
     if (auto written = m_link->session->exec(profile); !written || written->exitStatus != 0)
         qCWarning(lcChannel) << "workspace" << m_record.name << ": cannot write the proxy settings for login shells";

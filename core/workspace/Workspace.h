@@ -155,7 +155,7 @@ private:
     static bool waitShutOff(virDomainPtr domain, std::chrono::steady_clock::time_point deadline);
     Expected<void> ensureSession(std::chrono::steady_clock::time_point deadline, CancelFlags cancel);
     /// Allowlist network: asks the new session's sshd for the egress proxy's port
-    /// (WorkspaceEgress) when this process serves a proxy. The caller holds m_mutex.
+    /// (GuestEgress) when this process serves a proxy. The caller holds m_mutex.
     void listenForEgress();
     void dropSession();
 

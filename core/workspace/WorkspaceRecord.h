@@ -12,7 +12,7 @@ namespace sbw {
 /// The network a workspace gets: none (the default; SSH and the agent use virtio-serial), NAT:
 /// a virtio NIC on QEMU's user-mode network (outgoing IPv4 and DNS; nothing listens), or
 /// allowlist: no interface either, only HTTP(S) through the workbench's egress proxy, reached
-/// over the SSH session (WorkspaceEgress), which decides per destination.
+/// over the SSH session (GuestEgress), which decides per destination.
 enum class WorkspaceNetwork
 {
     None,

@@ -1,5 +1,6 @@
 // The sbw command as a user runs it: exact stdout/stderr bytes and exit codes.
 
+#include "LoopbackHttpServer.h"
 #include "TestEnvironment.h"
 #include "log/CommandLog.h"
 
@@ -72,6 +73,49 @@ private Q_SLOTS:
         QCOMPARE(row.exitStatus, std::optional<int>(0));
         QCOMPARE(log.value()->output(row.id, sbw::OutputStream::Stdout).value(), QByteArray("42\n"));
         QCOMPARE(log.value()->output(row.id, sbw::OutputStream::Stderr).value(), QByteArray("e\n"));
+    }
+
+    void allowlistRunReachesOnlyWhatItAllows()
+    {
+        // The run's guest has no interface; its proxy (this `sbw run`'s) lets through the host
+        // and port --allow names, and asks for the rest: with no terminal to ask on, denied.
+        QTemporaryDir site;
+        QFile page(site.filePath(QStringLiteral("page.txt")));
+        QVERIFY(page.open(QIODevice::WriteOnly) && page.write("allowed page\n") > 0);
+        page.close();
+        sbw::test::LoopbackHttpServers servers;
+        const quint16 allowed = servers.start(site.path());
+        const quint16 unlisted = servers.start(site.path());
+        QVERIFY(allowed && unlisted);
+        const QString script = QStringLiteral(
+            "ls /sys/class/net\n"
+            "for port in %1 %2; do env -u NO_PROXY -u no_proxy python3 -c '\n"
+            "import sys, urllib.request, urllib.error\n"
+            "try:\n"
+            "    r = urllib.request.urlopen(\"http://127.0.0.1:%s/page.txt\" % sys.argv[1], timeout=60)\n"
+            "    print(r.status, r.read().decode().strip())\n"
+            "except urllib.error.HTTPError as e:\n"
+            "    print(e.code, e.read().decode().strip())\n"
+            "' $port; done\n")
+                                   .arg(allowed)
+                                   .arg(unlisted);
+        const CliResult r = sbwRun({QStringLiteral("--network"), QStringLiteral("allowlist"), QStringLiteral("--allow"),
+                                    QStringLiteral("127.0.0.1:%1").arg(allowed), QStringLiteral("--lang"),
+                                    QStringLiteral("sh"), QStringLiteral("-c"), script});
+        QCOMPARE(r.out, QByteArray("lo\n200 allowed page\n403 needs approval; no approver attached\n"));
+        QCOMPARE(r.exitCode, 0);
+
+        // Both attempts are rows of the run's microVM, with their decisions.
+        auto log = sbw::CommandLog::open(sbw::CommandLog::defaultPath());
+        QVERIFY(log.ok());
+        const auto rows = log.value()->rows(sbw::LogFilter{{}, {}, {}, QStringLiteral("127.0.0.1:"), sbw::ActionKind::Network}, 2);
+        QVERIFY(rows.ok() && rows->size() == 2);
+        QCOMPARE(rows->at(0).command, QStringLiteral("GET http://127.0.0.1:%1/page.txt").arg(unlisted));
+        QCOMPARE(rows->at(0).outcome, sbw::Outcome::Denied);
+        QCOMPARE(rows->at(1).command, QStringLiteral("GET http://127.0.0.1:%1/page.txt").arg(allowed));
+        QCOMPARE(rows->at(1).outcome, sbw::Outcome::Succeeded);
+        QVERIFY2(rows->at(1).sandbox.startsWith(QStringLiteral("sbw-run-")), qPrintable(rows->at(1).sandbox));
+        QCOMPARE(rows->at(0).sandbox, rows->at(1).sandbox);
     }
 
     void scriptFileAndShellExitStatus()

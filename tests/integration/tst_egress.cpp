@@ -14,7 +14,7 @@
 #include "hypervisor/HypervisorConnection.h"
 #include "log/CommandLog.h"
 #include "workspace/Workspace.h"
-#include "workspace/WorkspaceEgress.h"
+#include "network/GuestEgress.h"
 
 #include <QCryptographicHash>
 #include <QProcess>
@@ -95,7 +95,7 @@ class TestEgress : public QObject
             "    print(200, hashlib.sha256(body).hexdigest())\n"
             "except urllib.error.HTTPError as e:\n"
             "    print(e.code, e.read().decode().strip())\n")
-                                    .arg(workspace_egress::kGuestPort)
+                                    .arg(guest_egress::kGuestPort)
                                     .arg(host)
                                     .arg(port);
         return inGuest(QStringLiteral("env -u NO_PROXY -u no_proxy python3 -c \"$(cat <<'EOF'\n%1EOF\n)\"").arg(program));
@@ -150,9 +150,7 @@ private Q_SLOTS:
         m_gate = std::make_unique<PolicyGate>(policy, m_log);
         m_gate->setApprovalQueue(m_queue.get());
         m_proxy = std::make_unique<EgressProxy>(m_gate.get(), m_log);
-        workspace_egress::setAcceptor([proxy = m_proxy.get()](const QString& workspace, int fd, quint16 port) {
-            proxy->serve(fd, workspace, port);
-        });
+        m_proxy->acceptGuestConnections();
 
         m_connection = std::make_unique<HypervisorConnection>(test::guestUri());
         QVERIFY(m_connection->ensureOpen().ok());
@@ -281,7 +279,6 @@ private Q_SLOTS:
 
     void cleanupTestCase()
     {
-        workspace_egress::setAcceptor({});
         m_workspace.reset();
         if (m_connection)
             removeLeftover();

@@ -1,5 +1,6 @@
 #include "run/RunLimitsEditor.h"
 
+#include <QComboBox>
 #include <QGridLayout>
 #include <QLabel>
 #include <QSettings>
@@ -34,8 +35,15 @@ RunLimitsEditor::RunLimitsEditor(QWidget* parent)
                          tr("Wall-clock limit of the whole run, boot included"))),
       m_outputCap(spinBox(this, "outputCapBox", 0, 1024 * 1024, tr(" MiB"),
                           tr("Output kept per stream; past it the rest is dropped and the "
-                             "script killed")))
+                             "script killed"))),
+      m_network(new QComboBox(this))
 {
+    m_network->setObjectName(QStringLiteral("networkBox"));
+    m_network->addItem(tr("None"), QStringLiteral("none"));
+    m_network->addItem(tr("Allowlist"), QStringLiteral("allowlist"));
+    m_network->setToolTip(tr("None: no network. Allowlist: the script reaches hosts only through the "
+                             "workbench's proxy; the policy's network rules allow or deny each "
+                             "destination, and the others wait in Approvals"));
     m_memory->setSingleStep(128);
     m_disk->setSpecialValueText(tr("Image size"));
     m_cpuShare->setSpecialValueText(tr("No limit"));
@@ -50,7 +58,7 @@ RunLimitsEditor::RunLimitsEditor(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setHorizontalSpacing(6);
     int cell = 0;
-    const auto add = [&](const QString& label, QSpinBox* box) {
+    const auto add = [&](const QString& label, QWidget* box) {
         auto* text = new QLabel(label, this);
         text->setBuddy(box);
         const int row = cell / 3, column = 2 * (cell % 3);
@@ -64,6 +72,7 @@ RunLimitsEditor::RunLimitsEditor(QWidget* parent)
     add(tr("CPU s&hare:"), m_cpuShare);
     add(tr("L&ifetime:"), m_lifetime);
     add(tr("O&utput cap:"), m_outputCap);
+    add(tr("Net&work:"), m_network);
     layout->setColumnStretch(6, 1);
     setFrom(RunOptions{});
 }
@@ -76,6 +85,7 @@ void RunLimitsEditor::applyTo(RunOptions& options) const
     options.sandbox.cpuSharePercent = m_cpuShare->value();
     options.lifetime = std::chrono::seconds(m_lifetime->value());
     options.outputCapBytes = qint64(m_outputCap->value()) << 20;
+    options.egressProxy = m_network->currentData() == QLatin1String("allowlist");
 }
 
 void RunLimitsEditor::setFrom(const RunOptions& options)
@@ -86,6 +96,7 @@ void RunLimitsEditor::setFrom(const RunOptions& options)
     m_cpuShare->setValue(options.sandbox.cpuSharePercent);
     m_lifetime->setValue(int(options.lifetime.count()));
     m_outputCap->setValue(int(options.outputCapBytes >> 20));
+    m_network->setCurrentIndex(options.egressProxy ? 1 : 0);
 }
 
 QList<QSpinBox*> RunLimitsEditor::boxes() const
@@ -98,6 +109,7 @@ void RunLimitsEditor::save(QSettings& settings) const
 {
     for (const QSpinBox* box : boxes())
         settings.setValue(box->objectName(), box->value());
+    settings.setValue(m_network->objectName(), m_network->currentData());
 }
 
 void RunLimitsEditor::restore(const QSettings& settings)
@@ -108,6 +120,8 @@ void RunLimitsEditor::restore(const QSettings& settings)
         if (ok)
             box->setValue(value); // clamped to the box's range
     }
+    if (const int network = m_network->findData(settings.value(m_network->objectName())); network >= 0)
+        m_network->setCurrentIndex(network);
 }
 
 } // namespace sbw

@@ -4,6 +4,7 @@
 
 #include <QWidget>
 
+class QComboBox;
 class QSettings;
 class QSpinBox;
 
@@ -11,8 +12,9 @@ namespace sbw {
 
 /// The limits of an ephemeral run beside its timeout, in one row: vCPUs, memory (MiB), disk
 /// (GiB, 0 = the image's size), CPU share (percent of one host core for all vCPUs, 0 = none,
-/// at most 100 per vCPU), session lifetime (s, 0 = none) and output cap (MiB per stream,
-/// 0 = none). Defaults as `sbw run`'s.
+/// at most 100 per vCPU), session lifetime (s, 0 = none), output cap (MiB per stream,
+/// 0 = none) and network (none, or the allowlist through the egress proxy: RunOptions::
+/// egressProxy). Defaults as `sbw run`'s.
 class RunLimitsEditor : public QWidget
 {
     Q_OBJECT
@@ -21,7 +23,7 @@ public:
     explicit RunLimitsEditor(QWidget* parent = nullptr);
 
     /// Writes the limits into `options` (sandbox vCPUs, memory, disk, CPU share; lifetime;
-    /// output cap in bytes).
+    /// output cap in bytes; network).
     void applyTo(RunOptions& options) const;
     /// Shows the limits of `options` (values out of a box's range are clamped).
     void setFrom(const RunOptions& options);
@@ -39,6 +41,7 @@ private:
     QSpinBox* m_cpuShare;
     QSpinBox* m_lifetime;
     QSpinBox* m_outputCap;
+    QComboBox* m_network;
 };
 
 } // namespace sbw

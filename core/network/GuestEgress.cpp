@@ -1,9 +1,9 @@
-#include "workspace/WorkspaceEgress.h"
+#include "network/GuestEgress.h"
 
 #include <mutex>
 #include <unistd.h>
 
-namespace sbw::workspace_egress {
+namespace sbw::guest_egress {
 namespace {
 
 std::mutex g_mutex;
@@ -23,11 +23,11 @@ bool hasAcceptor()
     return bool(g_acceptor);
 }
 
-void accept(const QString& workspace, int fd, quint16 sourcePort)
+void accept(const QString& sandbox, int fd, quint16 sourcePort)
 {
     std::lock_guard lock(g_mutex);
     if (g_acceptor)
-        g_acceptor(workspace, fd, sourcePort);
+        g_acceptor(sandbox, fd, sourcePort);
     else
         ::close(fd);
 }
@@ -42,4 +42,4 @@ QByteArray exportLines()
     return lines;
 }
 
-} // namespace sbw::workspace_egress
+} // namespace sbw::guest_egress
