@@ -16,8 +16,14 @@ void failBench(const QString& what)
 int measureOnNewWorkspace(HypervisorConnection& connection, const QString& namePrefix, const char* program,
                           const std::function<void(Workspace&)>& measure)
 {
+    return measureOnNewWorkspace(connection, namePrefix, {}, program, measure);
+}
+
+int measureOnNewWorkspace(HypervisorConnection& connection, const QString& namePrefix, const WorkspaceSettings& settings,
+                          const char* program, const std::function<void(Workspace&)>& measure)
+{
     const QString name = QStringLiteral("%1-%2").arg(namePrefix).arg(QCoreApplication::applicationPid());
-    auto created = Workspace::create(connection, name, {});
+    auto created = Workspace::create(connection, name, settings);
     if (!created) {
         std::fprintf(stderr, "%s: %s\n", program, qPrintable(created.error().message));
         return 1;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "workspace/WorkspaceRecord.h"
+
 #include <QString>
 
 #include <functional>
@@ -28,5 +30,8 @@ struct BenchFailure
 /// so when the workspace could not be removed.
 int measureOnNewWorkspace(HypervisorConnection& connection, const QString& namePrefix, const char* program,
                           const std::function<void(Workspace&)>& measure);
+/// As above, the workspace created with `settings` (memory, network …) instead of the defaults.
+int measureOnNewWorkspace(HypervisorConnection& connection, const QString& namePrefix, const WorkspaceSettings& settings,
+                          const char* program, const std::function<void(Workspace&)>& measure);
 
 } // namespace sbw::test
