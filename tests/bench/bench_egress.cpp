@@ -26,8 +26,8 @@
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/LibvirtEventLoop.h"
 #include "log/CommandLog.h"
+#include "network/GuestEgress.h"
 #include "workspace/Workspace.h"
-#include "workspace/WorkspaceEgress.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -162,7 +162,7 @@ WorkspaceSettings benchSettings(WorkspaceNetwork network)
 int measureProxy(HypervisorConnection& connection, PolicyGate& gate, quint16 port, int repetitions,
                  Figures* figures)
 {
-    const Route route{QStringLiteral("http://127.0.0.1:%1").arg(workspace_egress::kGuestPort),
+    const Route route{QStringLiteral("http://127.0.0.1:%1").arg(guest_egress::kGuestPort),
                       QStringLiteral("127.0.0.1")};
     return test::measureOnNewWorkspace(connection, QStringLiteral("bench-egress-proxy"),
                                        benchSettings(WorkspaceNetwork::Allowlist), "bench_egress", [&](Workspace& ws) {
@@ -211,9 +211,7 @@ int main(int argc, char* argv[])
     }
     PolicyGate gate(Policy{}, log.value());
     EgressProxy proxy(&gate, log.value());
-    workspace_egress::setAcceptor([&proxy](const QString& workspace, int fd, quint16 sourcePort) {
-        proxy.serve(fd, workspace, sourcePort);
-    });
+    proxy.acceptGuestConnections();
 
     HypervisorConnection connection(test::guestUri());
     if (auto opened = connection.ensureOpen(); !opened) {
@@ -228,7 +226,6 @@ int main(int argc, char* argv[])
     Figures viaNat;
     int status = measureProxy(connection, gate, port, repetitions, &viaProxy);
     status |= measureNat(connection, port, repetitions, &viaNat);
-    workspace_egress::setAcceptor({});
     if (status != 0)
         return status;
 

@@ -487,6 +487,8 @@ void TestMainWindow::runImageAndLimitsAreRestored()
         limits->findChild<QSpinBox*>(QStringLiteral("cpuShareBox"))->setValue(50);
         limits->findChild<QSpinBox*>(QStringLiteral("lifetimeBox"))->setValue(120);
         limits->findChild<QSpinBox*>(QStringLiteral("outputCapBox"))->setValue(2);
+        auto* network = limits->findChild<QComboBox*>(QStringLiteral("networkBox"));
+        network->setCurrentIndex(network->findData(QStringLiteral("allowlist")));
         QVERIFY(window.close());
     }
     MainWindow window(&workbench);
@@ -501,6 +503,7 @@ void TestMainWindow::runImageAndLimitsAreRestored()
     QCOMPARE(options.sandbox.cpuSharePercent, 50);
     QCOMPARE(options.lifetime, std::chrono::seconds(120));
     QCOMPARE(options.outputCapBytes, qint64(2) << 20);
+    QVERIFY(options.egressProxy);
 }
 
 void TestMainWindow::newWorkspaceStartsNowAndRemembersItsChoices()
