@@ -265,6 +265,8 @@ void TestRunPaneGuest::inputFileInChartAndTableOut()
             index = i;
     }
     QVERIFY2(index >= 0 && index < 5, qPrintable(QString::number(index)));
+    // Its line says what ran: the script's first line.
+    QCOMPARE(history->entries().at(index).title, QStringLiteral("import csv, struct, zlib"));
     history->select(index);
     QCOMPARE(history->artifactsView()->artifacts().size(), 3);
     QCOMPARE(history->artifactsView()->findChildren<QTableView*>(QStringLiteral("artifactTable")).size(), 1);

@@ -234,7 +234,7 @@ private Q_SLOTS:
     /// log is opened after its death.
     void aRowOfAProcessKilledMidActionIsThereMarkedInterrupted()
     {
-        const LogFilter crashed{QStringLiteral("ws-crash"), {}, {}, {}};
+        const LogFilter crashed{QStringLiteral("ws-crash"), {}, {}, {}, {}};
         QProcess child;
         child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         child.start(QCoreApplication::applicationFilePath(), {QLatin1String(kBeginAndHang), dbPath()});
@@ -291,13 +291,13 @@ private Q_SLOTS:
             return list;
         };
         QCOMPARE(ids({}), (QList<qint64>{c, b, a}));
-        QCOMPARE(ids({QStringLiteral("alpha"), {}, {}, {}}), (QList<qint64>{c, a}));
-        QCOMPARE(ids({{}, Actor::Kind::Agent, {}, {}}), (QList<qint64>{b}));
-        QCOMPARE(ids({{}, {}, Outcome::Failed, {}}), (QList<qint64>{c}));
-        QCOMPARE(ids({{}, {}, Outcome::Running, {}}), (QList<qint64>{b}));
-        QCOMPARE(ids({{}, {}, {}, QStringLiteral("RM -RF")}), (QList<qint64>{c}));
-        QCOMPARE(ids({{}, {}, {}, QStringLiteral("50%_")}), (QList<qint64>{b}));
-        QCOMPARE(ids({{}, {}, {}, QStringLiteral("5%x")}), (QList<qint64>{}));
+        QCOMPARE(ids({QStringLiteral("alpha"), {}, {}, {}, {}}), (QList<qint64>{c, a}));
+        QCOMPARE(ids({{}, Actor::Kind::Agent, {}, {}, {}}), (QList<qint64>{b}));
+        QCOMPARE(ids({{}, {}, Outcome::Failed, {}, {}}), (QList<qint64>{c}));
+        QCOMPARE(ids({{}, {}, Outcome::Running, {}, {}}), (QList<qint64>{b}));
+        QCOMPARE(ids({{}, {}, {}, QStringLiteral("RM -RF"), {}}), (QList<qint64>{c}));
+        QCOMPARE(ids({{}, {}, {}, QStringLiteral("50%_"), {}}), (QList<qint64>{b}));
+        QCOMPARE(ids({{}, {}, {}, QStringLiteral("5%x"), {}}), (QList<qint64>{}));
         QCOMPARE(log->rows({}, 1).value().size(), 1);
         ActionStart connection = execStart(QStringLiteral("alpha"), QStringLiteral("CONNECT pypi.org:443"),
                                            Actor::Kind::Guest);

@@ -1,5 +1,6 @@
 #include "run/RunHistory.h"
 
+#include "base/VisibleText.h"
 #include "log/CommandLog.h"
 #include "run/ArtifactsView.h"
 
@@ -40,6 +41,26 @@ void RunHistory::setCommandLog(std::shared_ptr<CommandLog> log)
         refresh();
 }
 
+namespace {
+
+/// What a run's script is, for its line in the list: an example's "# Example:" title, else its
+/// first line that is not blank, a comment or a #! line; escapes visible, at most 40 characters.
+QString scriptTitle(const QString& script)
+{
+    static const QLatin1String example("# Example:");
+    QString first;
+    for (const QString& line : script.split(QLatin1Char('\n'))) {
+        const QString trimmed = line.trimmed();
+        if (trimmed.startsWith(example))
+            return oneLineVisible(trimmed.mid(example.size()).trimmed(), 40);
+        if (first.isEmpty() && !trimmed.isEmpty() && !trimmed.startsWith(QLatin1Char('#')))
+            first = trimmed;
+    }
+    return oneLineVisible(first, 40);
+}
+
+} // namespace
+
 QList<RunHistory::Entry> RunHistory::readEntries() const
 {
     QList<Entry> entries;
@@ -49,7 +70,8 @@ QList<RunHistory::Entry> RunHistory::readEntries() const
             for (const ActionRecord& row : rows.value()) {
                 if (row.kind != ActionKind::Run || entries.size() >= kMaxEntries)
                     continue;
-                entries.append({row.sandbox, row.started, outcomeName(row.outcome), row.artifactsDir});
+                entries.append({row.sandbox, row.started, outcomeName(row.outcome), row.artifactsDir,
+                                scriptTitle(row.command)});
             }
             return entries;
         }
@@ -75,6 +97,8 @@ void RunHistory::refresh()
             text += tr(" · %1").arg(entry.outcome);
         const int files = entry.artifactsDir.isEmpty() ? 0 : int(artifactsIn(entry.artifactsDir).size());
         text += files == 1 ? tr(" · 1 file") : tr(" · %1 files").arg(files);
+        if (!entry.title.isEmpty())
+            text += tr(" · %1").arg(entry.title);
         auto* item = new QListWidgetItem(text, m_list);
         item->setToolTip(entry.domainName);
         if (entry.domainName == selected)

@@ -30,6 +30,7 @@ public:
         QDateTime started;   ///< UTC; invalid when only the folder is known
         QString outcome;     ///< "succeeded", "failed" …; empty when only the folder is known
         QString artifactsDir; ///< empty when no files came back
+        QString title;        ///< what the script is: its "# Example:" title or first line; may be empty
     };
     static constexpr int kMaxEntries = 200;
 
