@@ -72,7 +72,7 @@ RunLimitsEditor::RunLimitsEditor(QWidget* parent)
     add(tr("CPU s&hare:"), m_cpuShare);
     add(tr("L&ifetime:"), m_lifetime);
     add(tr("O&utput cap:"), m_outputCap);
-    add(tr("Net&work:"), m_network);
+    add(tr("N&etwork:"), m_network);
     layout->setColumnStretch(6, 1);
     setFrom(RunOptions{});
 }
