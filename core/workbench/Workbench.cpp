@@ -29,7 +29,14 @@ Workbench::Workbench(HypervisorConnection* connection, QObject* parent)
     createMcpServer();
 }
 
-Workbench::~Workbench() = default;
+Workbench::~Workbench()
+{
+    // What uses the gate goes before it (children go in the order they were made, the gate
+    // first): agents' calls end, then guests' connections.
+    delete m_mcpHttp;
+    delete m_mcpServer;
+    delete m_egressProxy;
+}
 
 void Workbench::openCommandLog()
 {
