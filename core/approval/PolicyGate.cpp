@@ -102,7 +102,8 @@ void PolicyGate::decide(const ActionRequest& request, Done done)
                 done(decided);
         });
     });
-    m_waiting.insert(*id);
+    if (m_queue->find(*id)) // not decided already, from a handler of the queue's added()
+        m_waiting.insert(*id);
 }
 
 Expected<void> PolicyGate::setDestinationRule(const QString& workspace, const NetworkDestination& destination,
@@ -128,8 +129,10 @@ void PolicyGate::judgeWaitingConnections(const QString& approver)
 {
     if (!m_queue)
         return;
+    // Every connection in the queue, also one whose enqueue() has not returned yet (a rule set
+    // from the queue's added() signal): only the gate puts connections there.
     for (const PendingApproval& pending : m_queue->pending()) {
-        if (!m_waiting.contains(pending.id) || pending.request.kind != ActionKind::Network)
+        if (pending.request.kind != ActionKind::Network)
             continue;
         const PolicyVerdict verdict = m_policy.verdict(pending.request);
         if (verdict.decision == PolicyDecision::Allow)
