@@ -80,7 +80,8 @@ bool isDenyKey(const QKeyEvent* key, bool inList)
 ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     : QWidget(parent), m_queue(queue), m_approver(TerminalApprover::localUserName()), m_list(new QTreeWidget(this)),
       m_detail(new QPlainTextEdit(this)), m_reason(new QLineEdit(this)),
-      m_approve(new QPushButton(tr("Approve"), this)), m_allowAlways(new QPushButton(tr("Allow Always"), this)), m_deny(new QPushButton(tr("Deny"), this)),
+      m_approve(new QPushButton(tr("Approve"), this)), m_allowAlways(new QPushButton(tr("Allow Always"), this)),
+      m_deny(new QPushButton(tr("Deny"), this)),
       m_edit(new QPushButton(tr("Edit…"), this)), m_empty(new QLabel(tr("No action waits for approval."), this)),
       m_clock(new QTimer(this))
 {
