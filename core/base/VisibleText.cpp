@@ -155,4 +155,18 @@ QString visibleName(QByteArrayView name)
     return out;
 }
 
+QString plainProcessName(QStringView name)
+{
+    QString out;
+    out.reserve(name.size());
+    for (const QChar c : name) {
+        const bool plain = (c >= QLatin1Char('a') && c <= QLatin1Char('z')) ||
+                           (c >= QLatin1Char('A') && c <= QLatin1Char('Z')) ||
+                           (c >= QLatin1Char('0') && c <= QLatin1Char('9')) ||
+                           QStringLiteral("._+-").contains(c);
+        out += plain ? c : QLatin1Char('?');
+    }
+    return out;
+}
+
 } // namespace sbw

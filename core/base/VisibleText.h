@@ -42,4 +42,8 @@ QString oneLineVisible(QStringView text, qsizetype maxChars = 0);
 /// UTF-8, without '/', and the guest's name itself for every plain name.
 QString visibleName(QByteArrayView name);
 
+/// A process name from a guest (its comm, a kernel log line) with only ASCII letters, digits
+/// and ._+- kept and every other character shown as '?': safe in any sentence or column.
+QString plainProcessName(QStringView name);
+
 } // namespace sbw

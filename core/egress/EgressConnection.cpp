@@ -65,9 +65,10 @@ void setReadBufferSize(QIODevice* device, qint64 size)
 } // namespace
 
 EgressConnection::EgressConnection(EgressProxy* proxy, QIODevice* client, QString sandbox,
-                                   quint16 guestSourcePort, QObject* parent)
+                                   quint16 guestSourcePort, std::function<QString()> findProgram,
+                                   QObject* parent)
     : QObject(parent), m_proxy(proxy), m_client(client), m_sandbox(std::move(sandbox)),
-      m_guestSourcePort(guestSourcePort), m_id(g_nextId++),
+      m_guestSourcePort(guestSourcePort), m_findProgram(std::move(findProgram)), m_id(g_nextId++),
       m_postBack(std::make_shared<PostBack<EgressConnection>>(this))
 {
     m_client->setParent(this);
@@ -137,9 +138,12 @@ void EgressConnection::judge()
     m_phase = Phase::Judging;
     m_waiting = true;
     std::weak_ptr<PostBack<EgressConnection>> postBack = m_postBack;
-    m_proxy->decide(m_id, m_request, [postBack](const GateDecision& decision) {
+    m_proxy->decide(m_id, m_request, m_findProgram, [postBack](const GateDecision& decision, const Actor& actor) {
         if (const auto target = postBack.lock())
-            target->post([decision](EgressConnection* self) { self->decided(decision); });
+            target->post([decision, actor](EgressConnection* self) {
+                self->m_request.actor = actor;
+                self->decided(decision);
+            });
     });
 }
 

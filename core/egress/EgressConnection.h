@@ -9,6 +9,7 @@
 #include <QHostAddress>
 #include <QObject>
 
+#include <functional>
 #include <memory>
 
 class QIODevice;
@@ -34,8 +35,9 @@ public:
     /// `client` is connected and parented to nobody yet; the connection takes it. Its
     /// `disconnected` signal must be connected to clientGone() by the caller (the socket types
     /// differ: a socket pair's end or a TCP socket).
+    /// `findProgram`: names the guest program (guest_egress::Connection), or empty.
     EgressConnection(EgressProxy* proxy, QIODevice* client, QString sandbox, quint16 guestSourcePort,
-                     QObject* parent);
+                     std::function<QString()> findProgram, QObject* parent);
     ~EgressConnection() override;
 
     void start();
@@ -74,6 +76,7 @@ private:
     QTcpSocket* m_server = nullptr;
     QString m_sandbox;
     quint16 m_guestSourcePort;
+    std::function<QString()> m_findProgram;
     qint64 m_id;
     Phase m_phase = Phase::Request;
     HttpProxyRequestReader m_reader;

@@ -1,5 +1,6 @@
 #include "egress/EgressProxy.h"
 
+#include "base/Async.h"
 #include "egress/EgressConnection.h"
 #include "network/GuestEgress.h"
 
@@ -56,18 +57,19 @@ EgressProxy::~EgressProxy()
     }
 }
 
-void EgressProxy::serve(int fd, const QString& sandbox, quint16 guestSourcePort)
+void EgressProxy::serve(guest_egress::Connection guest)
 {
     QMetaObject::invokeMethod(
         m_connections,
-        [this, fd, sandbox, guestSourcePort] {
+        [this, guest = std::move(guest)] {
             auto* socket = new QLocalSocket;
-            if (!socket->setSocketDescriptor(fd, QLocalSocket::ConnectedState, QIODevice::ReadWrite)) {
-                ::close(fd);
+            if (!socket->setSocketDescriptor(guest.fd, QLocalSocket::ConnectedState, QIODevice::ReadWrite)) {
+                ::close(guest.fd);
                 delete socket;
                 return;
             }
-            auto* connection = new EgressConnection(this, socket, sandbox, guestSourcePort, m_connections);
+            auto* connection = new EgressConnection(this, socket, guest.sandbox, guest.sourcePort,
+                                                    guest.findProgram, m_connections);
             connect(socket, &QLocalSocket::disconnected, connection, &EgressConnection::clientGone);
             connection->start();
         },
@@ -77,7 +79,7 @@ void EgressProxy::serve(int fd, const QString& sandbox, quint16 guestSourcePort)
 void EgressProxy::acceptGuestConnections()
 {
     m_acceptsGuestConnections = true;
-    guest_egress::setAcceptor([this](const QString& sandbox, int fd, quint16 sourcePort) { serve(fd, sandbox, sourcePort); });
+    guest_egress::setAcceptor([this](guest_egress::Connection connection) { serve(std::move(connection)); });
 }
 
 quint16 EgressProxy::listenOnLoopback(const QString& sandbox)
@@ -90,7 +92,7 @@ quint16 EgressProxy::listenOnLoopback(const QString& sandbox)
                 [this, sandbox](qintptr descriptor) {
                     auto* socket = new QTcpSocket;
                     socket->setSocketDescriptor(descriptor);
-                    auto* connection = new EgressConnection(this, socket, sandbox, 0, m_connections);
+                    auto* connection = new EgressConnection(this, socket, sandbox, 0, {}, m_connections);
                     connect(socket, &QTcpSocket::disconnected, connection, &EgressConnection::clientGone);
                     connection->start();
                 },
@@ -104,24 +106,46 @@ quint16 EgressProxy::listenOnLoopback(const QString& sandbox)
     return port;
 }
 
-void EgressProxy::decide(qint64 id, const ActionRequest& request, std::function<void(const GateDecision&)> done)
+void EgressProxy::decide(qint64 id, const ActionRequest& request, std::function<QString()> findProgram,
+                         Decided done)
 {
     QMetaObject::invokeMethod(
         this,
-        [this, id, request, done = std::move(done)] {
+        [this, id, request, findProgram = std::move(findProgram), done = std::move(done)] {
             auto* withdrawal = new ActionWithdrawal(this);
             m_waiting.insert(id, withdrawal);
             ActionRequest asked = request;
             asked.withdrawal = withdrawal;
-            m_gate->decide(asked, [self = QPointer(this), id, withdrawal, done](const GateDecision& decision) {
-                if (self) {
-                    self->m_waiting.remove(id);
-                    withdrawal->deleteLater();
+            // A person is asked: name the guest program for them first (a command in the guest,
+            // so only then). The client may leave meanwhile; then nobody is asked.
+            if (!findProgram || m_gate->policy().decide(request) != PolicyDecision::Ask)
+                return ask(id, asked, done);
+            runThen(this, findProgram, [this, id, asked, done](const QString& program) mutable {
+                if (asked.withdrawal->isWithdrawn()) {
+                    m_waiting.remove(id);
+                    asked.withdrawal->deleteLater();
+                    return;
                 }
-                done(decision);
+                if (!program.isEmpty())
+                    asked.actor.name = program;
+                ask(id, asked, done);
             });
         },
         Qt::QueuedConnection);
+}
+
+void EgressProxy::ask(qint64 id, const ActionRequest& request, Decided done)
+{
+    QPointer<ActionWithdrawal> withdrawal = request.withdrawal;
+    m_gate->decide(request, [self = QPointer(this), id, withdrawal, actor = request.actor,
+                             done](const GateDecision& decision) {
+        if (self) {
+            self->m_waiting.remove(id);
+            if (withdrawal)
+                withdrawal->deleteLater();
+        }
+        done(decision, actor);
+    });
 }
 
 void EgressProxy::withdraw(qint64 id, const QString& reason)

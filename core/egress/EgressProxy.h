@@ -2,6 +2,7 @@
 
 #include "action/ActionGate.h"
 #include "approval/PolicyGate.h"
+#include "network/GuestEgress.h"
 
 #include <QHash>
 #include <QObject>
@@ -45,10 +46,10 @@ public:
     EgressProxy(PolicyGate* gate, std::shared_ptr<CommandLog> log, QObject* parent = nullptr);
     ~EgressProxy() override;
 
-    /// Serves one client connection of sandbox `sandbox` (a workspace's or a run's name) on `fd`, a
-    /// connected stream socket the proxy owns from now on. `guestSourcePort`: the client's port
-    /// on the guest's loopback (ReverseForward::Accept), 0 when unknown. Thread-safe.
-    void serve(int fd, const QString& sandbox, quint16 guestSourcePort = 0);
+    /// Serves one guest connection (GuestEgress): its socket is the proxy's from now on; its
+    /// program is looked up (Connection::findProgram) only when a person is asked about it.
+    /// Thread-safe.
+    void serve(guest_egress::Connection connection);
 
     /// Makes this the process's egress proxy: the guests of this process's allowlist sandboxes
     /// reach it (guest_egress::setAcceptor()) until the proxy is destroyed. One per process.
@@ -60,10 +61,16 @@ public:
 
 private:
     friend class EgressConnection;
+    /// The gate's decision and the request's actor as the gate saw it (a guest program named).
+    using Decided = std::function<void(const GateDecision& decision, const Actor& actor)>;
     /// From a connection's thread: asks the gate about `request` on this object's thread and
     /// calls `done` there with the decision (the caller posts it back to itself). `id` names
-    /// the request for withdraw().
-    void decide(qint64 id, const ActionRequest& request, std::function<void(const GateDecision&)> done);
+    /// the request for withdraw(). When the policy asks a person, `findProgram` (may be empty)
+    /// names the guest program in the request's actor first, off this thread.
+    void decide(qint64 id, const ActionRequest& request, std::function<QString()> findProgram, Decided done);
+    /// decide()'s last step, on this object's thread: the gate decides `request`, whose
+    /// withdrawal is in m_waiting under `id`.
+    void ask(qint64 id, const ActionRequest& request, Decided done);
     /// From a connection's thread: takes request `id` back while it waits for a person (the
     /// client went away). Does nothing once it was decided.
     void withdraw(qint64 id, const QString& reason);

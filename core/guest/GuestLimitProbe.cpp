@@ -1,27 +1,11 @@
 #include "guest/GuestLimitProbe.h"
 
+#include "base/VisibleText.h"
 #include "guest/GuestSession.h"
 
 #include <QRegularExpression>
 
 namespace sbw {
-namespace {
-
-/// A process name from the guest, safe to show anywhere: it is whatever the process set.
-QString plainName(const QString& name)
-{
-    QString out;
-    for (const QChar c : name) {
-        const bool plain = (c >= QLatin1Char('a') && c <= QLatin1Char('z')) ||
-                           (c >= QLatin1Char('A') && c <= QLatin1Char('Z')) ||
-                           (c >= QLatin1Char('0') && c <= QLatin1Char('9')) ||
-                           QStringLiteral("._+-").contains(c);
-        out += plain ? c : QLatin1Char('?');
-    }
-    return out;
-}
-
-} // namespace
 
 bool GuestLimitReport::oomKillWithin(double seconds) const
 {
@@ -69,7 +53,7 @@ GuestLimitReport parseGuestLimitReport(QByteArrayView output)
             }
         } else if (const auto match = victim.match(line); match.hasMatch()) {
             report.oomVictim =
-                QStringLiteral("%1 (pid %2)").arg(plainName(match.captured(2)), match.captured(1));
+                QStringLiteral("%1 (pid %2)").arg(plainProcessName(match.captured(2)), match.captured(1));
             if (const auto at = timestamp.match(line); at.hasMatch())
                 report.oomVictimAtSeconds = at.captured(1).toDouble();
         }

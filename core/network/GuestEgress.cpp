@@ -23,13 +23,13 @@ bool hasAcceptor()
     return bool(g_acceptor);
 }
 
-void accept(const QString& sandbox, int fd, quint16 sourcePort)
+void accept(Connection connection)
 {
     std::lock_guard lock(g_mutex);
     if (g_acceptor)
-        g_acceptor(sandbox, fd, sourcePort);
+        g_acceptor(std::move(connection));
     else
-        ::close(fd);
+        ::close(connection.fd);
 }
 
 QByteArray exportLines()

@@ -23,18 +23,28 @@ namespace guest_egress {
 /// The proxy's port on the guest's loopback.
 inline constexpr quint16 kGuestPort = 3128;
 
-/// Receives one guest connection: the sandbox's name (a workspace's, or a run's domain), the
-/// host end of the connection (a connected socket the callee owns) and the program's port on
-/// the guest's loopback. Called on an SSH I/O thread; must not block.
-using Acceptor = std::function<void(const QString& sandbox, int fd, quint16 sourcePort)>;
+/// One connection a guest program opened to the proxy's port.
+struct Connection
+{
+    QString sandbox;        ///< a workspace's name, or a run's domain
+    int fd = -1;            ///< the host end: a connected socket the receiver owns
+    quint16 sourcePort = 0; ///< the program's port on the guest's loopback; 0 when unknown
+    /// Names the program that opened the connection (GuestProgram::actorName()), or returns
+    /// an empty string when it cannot be found. Runs a command in the guest (up to 10 s): call it
+    /// from a worker thread, and only when a person will be asked. Empty when no lookup exists.
+    std::function<QString()> findProgram;
+};
+
+/// Receives one guest connection. Called on an SSH I/O thread; must not block.
+using Acceptor = std::function<void(Connection connection)>;
 
 /// Sets (or, with an empty function, clears) this process's acceptor. Thread-safe; once it
 /// returned, the earlier acceptor is not running and is never called again.
 void setAcceptor(Acceptor acceptor);
 /// Whether this process serves a proxy. Thread-safe.
 bool hasAcceptor();
-/// Hands a guest connection to the acceptor, or closes `fd` when there is none. Thread-safe.
-void accept(const QString& sandbox, int fd, quint16 sourcePort);
+/// Hands a guest connection to the acceptor, or closes its fd when there is none. Thread-safe.
+void accept(Connection connection);
 
 /// The shell lines that point every proxy-aware program at the proxy: HTTP_PROXY,
 /// HTTPS_PROXY, http_proxy, https_proxy (curl, pip, apt, git, npm read them) and

@@ -4,6 +4,7 @@
 #include "base/SignalText.h"
 #include "guest/GuestLimitProbe.h"
 #include "guest/GuestSession.h"
+#include "guest/LoopbackClientProbe.h"
 #include "guest/SftpClient.h"
 #include "guest/ReverseForward.h"
 #include "log/LoggedAction.h"
@@ -335,9 +336,11 @@ private:
             return true;
         if (!guest_egress::hasAcceptor())
             return fail(QStringLiteral("the allowlist network needs an egress proxy, and this process serves none"));
+        std::weak_ptr<GuestSession> session = m_sandbox->sharedSession();
         auto forward = m_sandbox->session().listenForward(
-            guest_egress::kGuestPort, [name = m_result.domainName](int fd, quint16 sourcePort) {
-                guest_egress::accept(name, fd, sourcePort);
+            guest_egress::kGuestPort, [name = m_result.domainName, session](int fd, quint16 sourcePort) {
+                guest_egress::accept({name, fd, sourcePort,
+                                      loopbackClientFinder(session, sourcePort, guest_egress::kGuestPort)});
             });
         if (!forward)
             return fail(QStringLiteral("cannot open the egress proxy's port in the guest: %1").arg(forward.error().message));

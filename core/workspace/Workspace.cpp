@@ -4,6 +4,7 @@
 #include "base/Logging.h"
 #include "guest/ClientKey.h"
 #include "guest/GuestSession.h"
+#include "guest/LoopbackClientProbe.h"
 #include "guest/ReverseForward.h"
 #include "hypervisor/VirtioSerialBridge.h"
 #include "hypervisor/ConnectionUri.h"
@@ -737,9 +738,11 @@ void Workspace::listenForEgress()
 {
     if (m_record.settings.network != WorkspaceNetwork::Allowlist || !guest_egress::hasAcceptor())
         return;
+    std::weak_ptr<GuestSession> session = std::shared_ptr<GuestSession>(m_link, m_link->session.get());
     auto forward = m_link->session->listenForward(
-        guest_egress::kGuestPort, [name = m_record.name](int fd, quint16 sourcePort) {
-            guest_egress::accept(name, fd, sourcePort);
+        guest_egress::kGuestPort, [name = m_record.name, session](int fd, quint16 sourcePort) {
+            guest_egress::accept({name, fd, sourcePort,
+                                  loopbackClientFinder(session, sourcePort, guest_egress::kGuestPort)});
         });
     if (!forward) {
         // Another session (of another workbench process) serves the port: its proxy decides.

@@ -142,6 +142,30 @@ private Q_SLOTS:
         QVERIFY(!detail.contains(QChar(0x1b)));
     }
 
+    // A guest program's connection: Who names the program when the proxy found it ("guest:
+    // python3", the whole command line in the tooltip), else only "guest".
+    void guestConnectionNamesItsProgram()
+    {
+        ApprovalQueue queue;
+        ApprovalQueuePane pane(&queue);
+        ActionRequest request;
+        request.sandbox = QStringLiteral("demo");
+        request.kind = ActionKind::Network;
+        request.command = QStringLiteral("CONNECT pypi.org:443");
+        request.destination.host = QStringLiteral("pypi.org");
+        request.destination.port = 443;
+        request.actor = Actor{Actor::Kind::Guest,
+                              QStringLiteral("pip (pid 412, 127.0.0.1:40112): /usr/bin/python3 /usr/bin/pip install x")};
+        queue.enqueue(request, {});
+        request.actor.name = QStringLiteral("127.0.0.1:40113");
+        queue.enqueue(request, {});
+        QCOMPARE(pane.list()->topLevelItem(0)->text(0), QStringLiteral("guest: pip"));
+        QCOMPARE(pane.list()->topLevelItem(0)->toolTip(0),
+                 QStringLiteral("guest (pip (pid 412, 127.0.0.1:40112): /usr/bin/python3 /usr/bin/pip install x)\n"
+                                "workspace: demo"));
+        QCOMPARE(pane.list()->topLevelItem(1)->text(0), QStringLiteral("guest"));
+    }
+
     // Variables the agent sets change what the command does: the approver sees each one.
     void detailShowsTheVariablesAnExecSets()
     {

@@ -205,17 +205,25 @@ private Q_SLOTS:
 
     void unlistedPortWaitsAndGoesThroughOnceApproved()
     {
+        // The person sees which program in the guest asks: fetch()'s python3, by its pid.
         qint64 asked = 0;
+        Actor askedBy;
         connect(m_queue.get(), &ApprovalQueue::added, this, [&](qint64 id) {
             asked = id;
+            askedBy = m_queue->find(id)->request.actor;
             m_queue->approve(id, QStringLiteral("alice"));
         });
         QCOMPARE(fetch(QStringLiteral("127.0.0.1"), m_askedPort),
                  "200 " + QCryptographicHash::hash(m_page, QCryptographicHash::Sha256).toHex() + '\n');
         disconnect(m_queue.get(), &ApprovalQueue::added, this, nullptr);
         QVERIFY(asked != 0);
+        QCOMPARE(askedBy.kind, Actor::Kind::Guest);
+        static const QRegularExpression named(
+            QStringLiteral("^python3 \\(pid \\d+, 127\\.0\\.0\\.1:\\d+\\): python3 -c import hashlib, urllib\\.request"));
+        QVERIFY2(named.match(askedBy.name).hasMatch(), qPrintable(askedBy.name));
         QTRY_COMPARE(newestRow().outcome, Outcome::Succeeded);
         QCOMPARE(newestRow().approver, QStringLiteral("alice"));
+        QCOMPARE(newestRow().actor.name, askedBy.name);
     }
 
     void allowAlwaysWritesTheRule()

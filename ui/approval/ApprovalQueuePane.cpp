@@ -4,6 +4,7 @@
 #include "approval/UnifiedDiff.h"
 #include "base/Async.h"
 #include "base/VisibleText.h"
+#include "guest/LoopbackClientProbe.h"
 #include "run/RunInputFiles.h"
 #include "widgets/MonospaceFont.h"
 #include "widgets/WholeHeaders.h"
@@ -31,6 +32,18 @@ namespace sbw {
 namespace {
 
 constexpr int kIdRole = Qt::UserRole;
+
+/// The Who column, compact: the client's name ("claude-code"), "guest: python3" for a guest
+/// program the proxy named (GuestProgram::actorName()), or the kind ("person", "guest") when
+/// there is no name to show (a guest's unnamed program is only its port).
+QString whoAsks(const Actor& actor)
+{
+    if (actor.kind == Actor::Kind::Guest) {
+        const QString program = GuestProgram::nameOfActor(actor.name);
+        return program.isEmpty() ? Actor::kindName(actor.kind) : QStringLiteral("guest: %1").arg(program);
+    }
+    return actor.name.isEmpty() ? Actor::kindName(actor.kind) : actor.name;
+}
 
 
 /// The list's subject: the command alone for exec (its variables are in the detail), else
@@ -274,10 +287,7 @@ void ApprovalQueuePane::onAdded(qint64 id)
     auto* item = new QTreeWidgetItem(m_list);
     item->setData(Who, kIdRole, id);
     const QString workspace = request.sandbox.isEmpty() ? tr("(new run)") : oneLineVisible(request.sandbox);
-    // Compact: the client's name ("claude-code"), or the kind ("person", and "guest" for a guest
-    // program, whose name is only its port) when there is none.
-    const bool byKind = request.actor.name.isEmpty() || request.actor.kind == Actor::Kind::Guest;
-    item->setText(Who, oneLineVisible(byKind ? Actor::kindName(request.actor.kind) : request.actor.name));
+    item->setText(Who, oneLineVisible(whoAsks(request.actor)));
     item->setText(Workspace, workspace);
     item->setToolTip(Who, tr("%1\nworkspace: %2").arg(makeVisible(request.actor.display()), workspace));
     item->setText(Action, actionKindName(request.kind));
