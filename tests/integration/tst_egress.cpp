@@ -31,35 +31,6 @@ namespace {
 
 const QString kName = QStringLiteral("test-egress");
 
-/// A wheel of package "sbwdemo" 1.0 (module sbwdemo.py printing its greeting), built with
-/// Python's zipfile, and a PEP 503 simple index for it under `root`/simple.
-bool writeIndex(const QString& root)
-{
-    const QString script = QStringLiteral(R"(
-import base64, hashlib, os, sys, zipfile
-root = sys.argv[1]
-wheel = 'sbwdemo-1.0-py3-none-any.whl'
-files = {
-    'sbwdemo.py': 'GREETING = "hello from the allowed index"\n',
-    'sbwdemo-1.0.dist-info/METADATA': 'Metadata-Version: 2.1\nName: sbwdemo\nVersion: 1.0\n',
-    'sbwdemo-1.0.dist-info/WHEEL': 'Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n',
-}
-record = []
-for name, text in files.items():
-    digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b'=').decode()
-    record.append(f'{name},sha256={digest},{len(text.encode())}')
-record.append('sbwdemo-1.0.dist-info/RECORD,,')
-files['sbwdemo-1.0.dist-info/RECORD'] = '\n'.join(record) + '\n'
-os.makedirs(os.path.join(root, 'simple', 'sbwdemo'))
-with zipfile.ZipFile(os.path.join(root, 'simple', 'sbwdemo', wheel), 'w') as z:
-    for name, text in files.items():
-        z.writestr(name, text)
-with open(os.path.join(root, 'simple', 'sbwdemo', 'index.html'), 'w') as f:
-    f.write(f'<html><body><a href="{wheel}">{wheel}</a></body></html>\n')
-)");
-    return QProcess::execute(QStringLiteral("python3"), {QStringLiteral("-c"), script, root}) == 0;
-}
-
 } // namespace
 
 class TestEgress : public QObject
@@ -132,7 +103,7 @@ private Q_SLOTS:
         QFile page(m_site.filePath(QStringLiteral("page.txt")));
         QVERIFY(page.open(QIODevice::WriteOnly) && page.write(m_page) == m_page.size());
         page.close();
-        QVERIFY(writeIndex(m_site.path()));
+        QVERIFY(test::writeSimpleIndex(m_site.path()));
         m_allowedPort = m_servers.start(m_site.path());
         m_deniedPort = m_servers.start(m_site.path());
         m_askedPort = m_servers.start(m_site.path());

@@ -27,6 +27,11 @@ private:
     QList<QProcess*> m_servers;
 };
 
+/// A wheel of package "sbwdemo" 1.0 (module sbwdemo.py with GREETING = "hello from the allowed
+/// index"), built with Python's zipfile, and a PEP 503 simple index for it under `root`/simple,
+/// for LoopbackHttpServers to serve. False when Python failed.
+bool writeSimpleIndex(const QString& root);
+
 /// A network rule of the policy: kinds ["network"], `pattern`, `ports`, `decision`.
 PolicyRule networkRule(const QString& pattern, QList<quint16> ports, PolicyDecision decision);
 
