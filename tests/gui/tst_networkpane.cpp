@@ -150,7 +150,8 @@ private Q_SLOTS:
         QVERIFY(cell(CommandLogModel::BytesReceived).toLongLong() > m_page.size());
         QVERIFY(cell(CommandLogModel::BytesSent).toLongLong() > 0);
         const QTableView* table = m_network->log()->table();
-        QVERIFY(!table->isColumnHidden(CommandLogModel::NetworkAddress));
+        QVERIFY(!table->isColumnHidden(CommandLogModel::BytesReceived));
+        QVERIFY(table->isColumnHidden(CommandLogModel::NetworkAddress)); // in the header's menu
         QVERIFY(table->isColumnHidden(CommandLogModel::Sandbox));
         QVERIFY(table->isColumnHidden(CommandLogModel::StdoutBytes));
     }

@@ -39,9 +39,10 @@ NetworkPane::NetworkPane(std::shared_ptr<CommandLog> log, const QString& workspa
       m_deny(new QPushButton(tr("Deny Always"), this)), m_status(new QLabel(this))
 {
     m_log->setScope(workspace, ActionKind::Network);
+    // What a glance needs, so that the request line keeps its room in a tab beside the docks;
+    // Actor, Address, Duration and Sent are in the header's menu, every field in the detail.
     m_log->showColumns({CommandLogModel::Started, CommandLogModel::Status, CommandLogModel::ApprovalColumn,
-                        CommandLogModel::NetworkAddress, CommandLogModel::BytesSent, CommandLogModel::BytesReceived,
-                        CommandLogModel::Duration});
+                        CommandLogModel::BytesReceived});
     m_allow->setToolTip(tr("Allow the selected row's host and port from now on (a rule in this workspace's policy)"));
     m_deny->setToolTip(tr("Deny the selected row's host and port from now on (a rule in this workspace's policy)"));
     auto* note = new QLabel(networkNote(network), this);
