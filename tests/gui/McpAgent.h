@@ -38,7 +38,7 @@ private:
 /// The text of a tool result's first content item.
 QString mcpResultText(const QJsonObject& result);
 
-/// Whether the SDK the agent needs is installed.
+/// Whether the SDK the agent needs is installed (`npm ci --prefix tests/mcp`).
 bool mcpClientInstalled();
 
 /// What a person does in `window` to let an agent in: opens the Agents dock, starts the server

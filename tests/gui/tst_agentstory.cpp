@@ -9,38 +9,22 @@
 // there while the request waits (story-pending.png) and after the run (story-done.png).
 
 #include "McpAgent.h"
-#include "TestEnvironment.h"
+#include "StoryWindow.h"
 #include "agents/AgentsPane.h"
 #include "approval/ApprovalQueuePane.h"
-#include "base/DataPaths.h"
-#include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/LibvirtEventLoop.h"
 #include "log/CommandLogModel.h"
 #include "log/CommandLogPane.h"
 #include "run/RunPane.h"
 #include "window/MainWindow.h"
-#include "workbench/Workbench.h"
 
-#include <QAction>
-#include <QClipboard>
-#include <QDockWidget>
 #include <QElapsedTimer>
-#include <QFileInfo>
-#include <QJsonArray>
 #include <QJsonDocument>
-#include <QJsonObject>
-#include <QLabel>
 #include <QLineEdit>
+#include <QJsonObject>
 #include <QPlainTextEdit>
-#include <QProcess>
-#include <QPushButton>
 #include <QRegularExpression>
-#include <QSettings>
-#include <QSpinBox>
-#include <QTableView>
 #include <QTableWidget>
-#include <QTcpServer>
-#include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -83,47 +67,24 @@ private:
     /// The request that waits in the queue pane once `agent` has asked; fails the test if
     /// none comes or the agent had an answer already.
     QTreeWidgetItem* waitingRequest(const test::McpAgent& agent);
-    void saveScreenshot(const QString& name);
 
-    QTemporaryDir m_home; ///< the test's own data (log, token, key, policy) and settings (the port)
-    std::unique_ptr<HypervisorConnection> m_connection;
-    std::unique_ptr<Workbench> m_workbench; ///< outlives the window, as in the program
-    std::unique_ptr<MainWindow> m_window;
+    test::StoryWindow m_story; ///< no policy file: agents are asked for everything, as on a new install
+    MainWindow* m_window = nullptr;
     CommandLogPane* m_log = nullptr;
     QJsonObject m_server; ///< the client configuration, as the Agents dock's Copy gives it
 };
 
 void TestAgentStory::initTestCase()
 {
-    QVERIFY2(test::mcpClientInstalled(),
-             "the MCP SDK is not installed: run `npm ci --prefix tests/mcp` (packaging/setup.sh does)");
-    const QString manifest = paths::imagesDir() + QStringLiteral("/minimal/manifest.json");
-    QVERIFY2(QFileInfo::exists(manifest),
-             qPrintable(QStringLiteral("no guest image at %1: build it with packaging/guest/build-image.sh minimal")
-                            .arg(manifest)));
-    // No policy file: agents are asked for everything, as on a new install. The images stay in
-    // the shared cache.
-    qputenv("XDG_DATA_HOME", m_home.filePath(QStringLiteral("data")).toUtf8());
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_home.filePath(QStringLiteral("settings")));
-    m_connection = std::make_unique<HypervisorConnection>(test::guestUri());
-    QVERIFY(m_connection->ensureOpen().ok());
-
-    m_workbench = std::make_unique<Workbench>(m_connection.get());
-    m_window = std::make_unique<MainWindow>(m_workbench.get());
-    m_window->resize(1280, 800);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
-    auto* logDock = m_window->findChild<QDockWidget*>(QStringLiteral("commandLogDock"));
-    QVERIFY(logDock);
-    logDock->toggleViewAction()->trigger(); // View ▸ Command Log
-    m_log = qobject_cast<CommandLogPane*>(logDock->widget());
-    QVERIFY2(m_log, "the command log cannot be opened");
+    const QString missing = m_story.open();
+    QVERIFY2(missing.isEmpty(), qPrintable(missing));
+    m_window = m_story.window();
+    m_log = m_story.log();
 }
 
 void TestAgentStory::cleanupTestCase()
 {
-    m_window.reset();
-    m_workbench.reset();
+    m_story.close();
 }
 
 void TestAgentStory::agentConnectsWithTheShownToken()
@@ -140,15 +101,6 @@ QTreeWidgetItem* TestAgentStory::waitingRequest(const test::McpAgent& agent)
     if (!QTest::qWaitFor([&] { return list->topLevelItemCount() > 0 || agent.answered(); }, 60000))
         return nullptr;
     return agent.answered() ? nullptr : list->topLevelItem(0);
-}
-
-void TestAgentStory::saveScreenshot(const QString& name)
-{
-    const QString dir = qEnvironmentVariable("SBW_SCREENSHOT_DIR");
-    if (dir.isEmpty())
-        return;
-    QTest::qWait(100); // layouts settle
-    QVERIFY(m_window->grab().save(dir + QLatin1Char('/') + name));
 }
 
 void TestAgentStory::approvedRunTellsTheWholeStory()
@@ -187,7 +139,7 @@ void TestAgentStory::approvedRunTellsTheWholeStory()
     QTest::qWait(500);
     QVERIFY(!agent.answered());
     QCOMPARE(shownRow(m_log->model(), ActionKind::Run, code), QStringList());
-    saveScreenshot(QStringLiteral("story-pending.png"));
+    QVERIFY(m_story.saveScreenshot(QStringLiteral("story-pending.png")));
 
     // The person approves with Ctrl+Return in the queue: the pane's key, not the window's Run.
     pane->list()->setFocus();
@@ -250,7 +202,7 @@ void TestAgentStory::approvedRunTellsTheWholeStory()
     QTRY_VERIFY(!shown.isEmpty());
     const QString detail = m_log->detail()->toPlainText();
     QVERIFY2(detail.contains(code) && detail.contains(QLatin1String("agent-said-hi\n")), qPrintable(detail));
-    saveScreenshot(QStringLiteral("story-done.png"));
+    QVERIFY(m_story.saveScreenshot(QStringLiteral("story-done.png")));
 }
 
 void TestAgentStory::deniedRunReturnsThePersonsReason()

@@ -12,18 +12,17 @@
 
 #include "LoopbackHttpServer.h"
 #include "McpAgent.h"
+#include "StoryWindow.h"
 #include "TestEnvironment.h"
 #include "approval/ApprovalQueuePane.h"
 #include "approval/Policy.h"
 #include "base/DataPaths.h"
-#include "hypervisor/HypervisorConnection.h"
 #include "log/CommandLogModel.h"
 #include "log/CommandLogPane.h"
 #include "network/GuestEgress.h"
 #include "network/NetworkPane.h"
 #include "window/MainWindow.h"
 #include "window/SessionListPane.h"
-#include "workbench/Workbench.h"
 #include "workspace/Workspace.h"
 #include "workspace/WorkspaceActions.h"
 #include "workspace/WorkspaceManager.h"
@@ -33,12 +32,9 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
-#include <QDockWidget>
-#include <QFileInfo>
 #include <QJsonArray>
 #include <QLineEdit>
 #include <QProcess>
-#include <QSettings>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -92,72 +88,52 @@ private Q_SLOTS:
     void logAndNetworkTabTellTheStory();
 
 private:
-    void saveScreenshot(const QString& name);
     /// The command log pane's rows of action network for the workspace, newest first.
     QList<ActionRecord> networkRows(const CommandLogModel* model) const;
     void removeWorkspace();
 
-    QTemporaryDir m_home; ///< the test's data (log, keys, policy, workspace) and settings
+    test::StoryWindow m_story;
+    MainWindow* m_window = nullptr;
+    CommandLogPane* m_log = nullptr;
     QTemporaryDir m_site; ///< the package index the servers serve
     test::LoopbackHttpServers m_servers;
-    quint16 m_indexPort = 0;   ///< named by the person's policy
+    quint16 m_indexPort = 0;    ///< named by the person's policy
     quint16 m_unlistedPort = 0; ///< named by no rule
-    std::unique_ptr<HypervisorConnection> m_connection;
-    std::unique_ptr<Workbench> m_workbench;
-    std::unique_ptr<MainWindow> m_window;
-    CommandLogPane* m_log = nullptr;
     QJsonObject m_server;
     QString m_askedProgram; ///< the Who of the waiting connection, as the queue showed it
 };
 
 void TestNetworkStory::initTestCase()
 {
-    QVERIFY2(test::mcpClientInstalled(),
-             "the MCP SDK is not installed: run `npm ci --prefix tests/mcp` (packaging/setup.sh does)");
-    const QString manifest = paths::imagesDir() + QStringLiteral("/minimal/manifest.json");
-    QVERIFY2(QFileInfo::exists(manifest),
-             qPrintable(QStringLiteral("no guest image at %1: build it with packaging/guest/build-image.sh minimal")
-                            .arg(manifest)));
     QVERIFY(test::writeSimpleIndex(m_site.path()));
     m_indexPort = m_servers.start(m_site.path());
     m_unlistedPort = m_servers.start(m_site.path());
     QVERIFY(m_indexPort && m_unlistedPort);
-
-    qputenv("XDG_DATA_HOME", m_home.filePath(QStringLiteral("data")).toUtf8());
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_home.filePath(QStringLiteral("settings")));
-    // The person's policy for the agent's workspace: pip may run, one index may be reached.
-    Policy policy;
-    PolicyRule pip;
-    pip.kinds = {ActionKind::Exec};
-    pip.pattern = QStringLiteral("pip *");
-    pip.decision = PolicyDecision::Allow;
-    policy.workspaceRules[kWorkspace] = {pip, test::networkRule(QStringLiteral("127.0.0.1"), {m_indexPort},
-                                                                PolicyDecision::Allow)};
-    QVERIFY(QDir().mkpath(paths::dataDir()));
-    QVERIFY(policy.save(Policy::defaultPath()).ok());
-
-    m_connection = std::make_unique<HypervisorConnection>(test::guestUri());
-    QVERIFY(m_connection->ensureOpen().ok());
-    removeWorkspace();
-    m_workbench = std::make_unique<Workbench>(m_connection.get());
-    m_window = std::make_unique<MainWindow>(m_workbench.get());
-    m_window->resize(1280, 800);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
-    auto* logDock = m_window->findChild<QDockWidget*>(QStringLiteral("commandLogDock"));
-    QVERIFY(logDock);
-    logDock->toggleViewAction()->trigger(); // View ▸ Command Log
-    m_log = qobject_cast<CommandLogPane*>(logDock->widget());
-    QVERIFY(m_log);
+    bool policyWritten = false;
+    const QString missing = m_story.open([&] {
+        removeWorkspace();
+        // The person's policy for the agent's workspace: pip may run, one index may be reached.
+        Policy policy;
+        PolicyRule pip;
+        pip.kinds = {ActionKind::Exec};
+        pip.pattern = QStringLiteral("pip *");
+        pip.decision = PolicyDecision::Allow;
+        policy.workspaceRules[kWorkspace] = {
+            pip, test::networkRule(QStringLiteral("127.0.0.1"), {m_indexPort}, PolicyDecision::Allow)};
+        policyWritten = QDir().mkpath(paths::dataDir()) && policy.save(Policy::defaultPath()).ok();
+    });
+    QVERIFY2(missing.isEmpty(), qPrintable(missing));
+    QVERIFY(policyWritten);
+    m_window = m_story.window();
+    m_log = m_story.log();
     m_server = test::startAgentsServer(*m_window);
     QVERIFY(!m_server.isEmpty());
 }
 
 void TestNetworkStory::cleanupTestCase()
 {
-    m_window.reset();
-    m_workbench.reset();
-    if (m_connection)
+    m_story.close();
+    if (m_story.connection())
         removeWorkspace();
 }
 
@@ -170,15 +146,6 @@ void TestNetworkStory::removeWorkspace()
                                                 QStringLiteral("undefine"), domain, QStringLiteral("--managed-save"),
                                                 QStringLiteral("--snapshots-metadata"),
                                                 QStringLiteral("--remove-all-storage")});
-}
-
-void TestNetworkStory::saveScreenshot(const QString& name)
-{
-    const QString dir = qEnvironmentVariable("SBW_SCREENSHOT_DIR");
-    if (dir.isEmpty())
-        return;
-    QTest::qWait(100); // layouts settle
-    QVERIFY(m_window->grab().save(dir + QLatin1Char('/') + name));
 }
 
 QList<ActionRecord> TestNetworkStory::networkRows(const CommandLogModel* model) const
@@ -251,7 +218,7 @@ void TestNetworkStory::unlistedIndexIsAskedAndAllowedOnce()
     QCOMPARE(item->text(1), kWorkspace);
     QCOMPARE(item->text(2), QStringLiteral("network"));
     QCOMPARE(item->text(3), QStringLiteral("GET http://127.0.0.1:%1/simple/sbwdemo/").arg(m_unlistedPort));
-    saveScreenshot(QStringLiteral("network-story-pending.png"));
+    QVERIFY(m_story.saveScreenshot(QStringLiteral("network-story-pending.png")));
 
     // Approve (once): Ctrl+Return in the queue.
     pane->list()->setFocus();
@@ -333,7 +300,7 @@ void TestNetworkStory::logAndNetworkTabTellTheStory()
     QCOMPARE(model->data(model->index(3, CommandLogModel::ApprovalColumn)).toString(), QStringLiteral("auto"));
     QVERIFY2(model->data(model->index(0, CommandLogModel::ActorColumn)).toString().startsWith(QLatin1String("guest (pip (pid ")),
              qPrintable(model->data(model->index(0, CommandLogModel::ActorColumn)).toString()));
-    saveScreenshot(QStringLiteral("network-story-done.png"));
+    QVERIFY(m_story.saveScreenshot(QStringLiteral("network-story-done.png")));
 }
 
 QTEST_MAIN(TestNetworkStory)
