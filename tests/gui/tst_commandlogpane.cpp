@@ -16,6 +16,9 @@
 #include <QProcess>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QHeaderView>
+#include <QScrollBar>
+#include <QTableView>
 #include <QtTest>
 
 #include <thread>
@@ -204,6 +207,38 @@ private Q_SLOTS:
         QCOMPARE(pane.table()->selectionModel()->selectedRows().size(), 1);
         QCOMPARE(pane.model()->record(pane.table()->selectionModel()->selectedRows().first().row()).id, selected);
         QVERIFY(pane.detail()->toPlainText().startsWith(QStringLiteral("#%1 ").arg(selected)));
+    }
+
+    // In a pane narrower than its columns, clicking a row's cell off to the right selects the
+    // row and leaves the columns where they were; moving down to a row below the view still
+    // scrolls to it.
+    void clickingARowKeepsTheColumnsInPlace()
+    {
+        CommandLogPane pane(m_log);
+        pane.resize(420, 260);
+        pane.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&pane));
+        QTRY_VERIFY(pane.model()->rowCount() >= 2);
+        QTableView* table = pane.table();
+        QScrollBar* sideways = table->horizontalScrollBar();
+        QVERIFY2(sideways->maximum() > 0, "the columns fit: nothing to scroll sideways");
+        sideways->setValue(0);
+        const int lastColumn = table->horizontalHeader()->logicalIndexAt(table->viewport()->width() - 2);
+        QVERIFY(lastColumn >= 0);
+        const QRect cell = table->visualRect(pane.model()->index(1, lastColumn));
+        QVERIFY(cell.right() > table->viewport()->width()); // partly out of view
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, QPoint(table->viewport()->width() - 2, cell.center().y()));
+        QCOMPARE(table->currentIndex().row(), 1);
+        QCOMPARE(sideways->value(), 0);
+
+        for (int i = 0; i < 20; ++i)
+            logExec(QStringLiteral("gamma"), QStringLiteral("echo %1").arg(i), Actor::Kind::Cli, "x\n", 0);
+        QTRY_VERIFY(pane.model()->rowCount() >= 22);
+        table->setFocus();
+        QTest::keyClick(table, Qt::Key_End, Qt::ControlModifier);
+        QCOMPARE(table->currentIndex().row(), pane.model()->rowCount() - 1);
+        QVERIFY(table->verticalScrollBar()->value() > 0);
+        QCOMPARE(sideways->value(), 0);
     }
 };
 

@@ -6,6 +6,7 @@
 #include "log/CommandLogExport.h"
 #include "log/CommandLogModel.h"
 #include "widgets/MonospaceFont.h"
+#include "widgets/RowTableView.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -39,7 +40,7 @@ QString shownOutput(const QByteArray& bytes)
 
 CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
     : QWidget(parent), m_log(std::move(log)), m_model(new CommandLogModel(m_log, this)),
-      m_table(new QTableView(this)), m_detail(new QPlainTextEdit(this)), m_search(new QLineEdit(this)),
+      m_table(new RowTableView(this)), m_detail(new QPlainTextEdit(this)), m_search(new QLineEdit(this)),
       m_sandbox(new QComboBox(this)), m_actor(new QComboBox(this)), m_outcome(new QComboBox(this)),
       m_status(new QLabel(this))
 {
