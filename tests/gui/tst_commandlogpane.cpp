@@ -222,6 +222,8 @@ private Q_SLOTS:
         QTableView* table = pane.table();
         QScrollBar* sideways = table->horizontalScrollBar();
         QVERIFY2(sideways->maximum() > 0, "the columns fit: nothing to scroll sideways");
+        // The command keeps 30 characters; the table scrolls sideways instead.
+        QVERIFY(table->columnWidth(CommandLogModel::Command) >= pane.fontMetrics().averageCharWidth() * 30);
         sideways->setValue(0);
         const int lastColumn = table->horizontalHeader()->logicalIndexAt(table->viewport()->width() - 2);
         QVERIFY(lastColumn >= 0);

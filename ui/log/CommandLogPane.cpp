@@ -6,7 +6,6 @@
 #include "log/CommandLogExport.h"
 #include "log/CommandLogModel.h"
 #include "widgets/MonospaceFont.h"
-#include "widgets/RowTableView.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -79,10 +78,11 @@ CommandLogPane::CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    // The command takes the room; the other columns fit their texts up to a cap (fitColumns).
+    // The command takes the room, at least 30 characters of it; the other columns fit their
+    // texts up to a cap (fitColumns).
     m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_table->horizontalHeader()->setSectionResizeMode(CommandLogModel::Command, QHeaderView::Stretch);
+    m_table->setReadableColumn(CommandLogModel::Command, fontMetrics().averageCharWidth() * 30);
     // End, folder, output sizes and network figures are in the detail; the header's context menu
     // shows their columns.
     QHeaderView* header = m_table->horizontalHeader();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "log/CommandLog.h"
+#include "widgets/RowTableView.h"
 
 #include <QWidget>
 
@@ -10,7 +11,6 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
-class QTableView;
 
 namespace sbw {
 
@@ -32,7 +32,7 @@ public:
     explicit CommandLogPane(std::shared_ptr<CommandLog> log, QWidget* parent = nullptr);
 
     CommandLogModel* model() const { return m_model; }
-    QTableView* table() const { return m_table; }
+    RowTableView* table() const { return m_table; }
     QPlainTextEdit* detail() const { return m_detail; }
     QLineEdit* searchField() const { return m_search; }
     /// About 22 text lines high: several rows and the start of the detail when the dock opens.
@@ -68,7 +68,7 @@ private:
 
     std::shared_ptr<CommandLog> m_log;
     CommandLogModel* m_model;
-    QTableView* m_table;
+    RowTableView* m_table;
     QPlainTextEdit* m_detail;
     QLineEdit* m_search;
     QComboBox* m_sandbox;
