@@ -81,6 +81,8 @@ EgressConnection::~EgressConnection()
     m_postBack->close();
     if (m_waiting)
         m_proxy->withdraw(m_id, QStringLiteral("the workbench closed the connection"));
+    if (m_decided)
+        startRow();
     if (m_row)
         m_row->finish(endWith(Outcome::Error, QStringLiteral("the workbench closed the connection")));
 }
@@ -151,20 +153,29 @@ void EgressConnection::decided(const GateDecision& decision)
 {
     m_waiting = false;
     if (!decision.allowed) {
-        // The gate wrote the row of a refused action.
+        m_rowDone = true; // the gate wrote the row of a refused action
         return refuse(403, decision.reason, Outcome::Denied);
     }
     m_decision = decision;
+    m_decided = true;
+    resolve();
+}
+
+void EgressConnection::startRow()
+{
+    if (m_row || m_rowDone)
+        return;
     ActionStart start;
-    start.sandbox = m_request.sandbox;
-    start.actor = m_request.actor;
+    start.sandbox = m_sandbox;
+    start.actor = m_request.actor.kind == Actor::Kind::Guest ? m_request.actor : Actor{Actor::Kind::Guest, {}};
     start.kind = ActionKind::Network;
     start.command = m_request.command;
-    start.approval = decision.approval;
-    start.approver = decision.approver;
-    start.elapsedMs = m_timer.elapsed();
+    if (m_decided) {
+        start.approval = m_decision.approval;
+        start.approver = m_decision.approver;
+    }
+    start.elapsedMs = m_timer.elapsed(); // the row starts when the connection did
     m_row = std::make_unique<LoggedAction>(m_proxy->m_log, start);
-    resolve();
 }
 
 void EgressConnection::resolve()
@@ -195,6 +206,8 @@ void EgressConnection::resolved(const QList<QHostAddress>& addresses, const QStr
     m_proxy->checkAddresses(m_request, [postBack](std::optional<QString> refusal) {
         if (const auto target = postBack.lock())
             target->post([refusal](EgressConnection* self) {
+                if (refusal && self->m_decision.approval == Approval::Approved && !self->m_askedAboutAddress)
+                    return self->askAboutAddress(*refusal);
                 if (refusal)
                     return self->refuse(403, *refusal, Outcome::Denied);
                 self->m_addresses = self->m_request.destination.addresses;
@@ -203,8 +216,35 @@ void EgressConnection::resolved(const QList<QHostAddress>& addresses, const QStr
     });
 }
 
+void EgressConnection::askAboutAddress(const QString& refusal)
+{
+    m_askedAboutAddress = true;
+    ActionRequest again = m_request;
+    again.command += QStringLiteral(" (%1)").arg(refusal.section(QLatin1Char(';'), 0, 0));
+    m_phase = Phase::Judging;
+    m_waiting = true;
+    std::weak_ptr<PostBack<EgressConnection>> postBack = m_postBack;
+    m_proxy->decide(m_id, again, {}, [postBack](const GateDecision& decision, const Actor&) {
+        if (const auto target = postBack.lock())
+            target->post([decision](EgressConnection* self) { self->addressDecided(decision); });
+    });
+}
+
+void EgressConnection::addressDecided(const GateDecision& decision)
+{
+    m_waiting = false;
+    if (!decision.allowed) {
+        m_rowDone = true;
+        return refuse(403, decision.reason, Outcome::Denied);
+    }
+    m_decision = decision;
+    m_addresses = m_request.destination.addresses;
+    connectServer();
+}
+
 void EgressConnection::connectServer()
 {
+    startRow();
     m_phase = Phase::Connecting;
     if (m_addresses.isEmpty())
         return refuse(502, QStringLiteral("cannot connect to %1").arg(m_request.destination.display()),
@@ -349,21 +389,14 @@ void EgressConnection::refuse(int status, const QString& reason, Outcome outcome
     m_client->write("HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) +
                     "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
                     QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
-    if (!m_row && outcome != Outcome::Denied) {
-        // An attempt the gate never saw (a malformed request) still gets its row.
-        ActionStart start;
-        start.sandbox = m_sandbox;
-        start.actor = m_request.actor.kind == Actor::Kind::Guest ? m_request.actor : Actor{Actor::Kind::Guest, {}};
-        start.kind = ActionKind::Network;
-        start.command = m_request.command;
-        start.elapsedMs = m_timer.elapsed();
-        m_row = std::make_unique<LoggedAction>(m_proxy->m_log, start);
-    }
+    startRow(); // also for an attempt the gate never saw (a malformed request)
     close(endWith(outcome, reason));
 }
 
 void EgressConnection::close(const ActionEnd& end)
 {
+    if (m_decided)
+        startRow();
     if (m_row) {
         ActionEnd ended = end;
         ended.bytesSent = m_bytesSent;
@@ -371,6 +404,7 @@ void EgressConnection::close(const ActionEnd& end)
         ended.networkAddress = m_peerAddress;
         m_row->finish(ended);
         m_row.reset();
+        m_rowDone = true;
     }
     if (m_phase == Phase::Closing)
         return;

@@ -58,8 +58,17 @@ private:
     void readClient();
     void judge();
     void decided(const GateDecision& decision);
+    /// Writes the connection's row, once (the gate writes the row of a refusal): when the
+    /// connection reaches for the server, or ends before that.
+    void startRow();
     void resolve();
     void resolved(const QList<QHostAddress>& addresses, const QString& error);
+    /// A name a person allowed once leads to a loopback, private or other special-purpose
+    /// address (`refusal` says which): they could not see that when they decided, so they are
+    /// asked again with the address shown. A rule's allowance never reaches such an address;
+    /// only a rule naming the host or range does (Policy::refusedAddress()).
+    void askAboutAddress(const QString& refusal);
+    void addressDecided(const GateDecision& decision);
     void connectServer();
     void serverConnected();
     void checkClientHello();
@@ -91,6 +100,9 @@ private:
     qint64 m_bytesSent = 0;     ///< client → server
     qint64 m_bytesReceived = 0; ///< server → client
     bool m_waiting = false;     ///< asked the gate and not yet decided
+    bool m_decided = false;     ///< the gate allowed the connection
+    bool m_rowDone = false;     ///< its row was written and ended (by close(), or by the gate: a refusal)
+    bool m_askedAboutAddress = false; ///< askAboutAddress() asked already
     bool m_serverEnded = false; ///< the server closed; its last bytes are still being relayed
 };
 

@@ -44,6 +44,7 @@ class TestEgressProxy : public QObject
     quint16 m_deniedPort = 0;
     quint16 m_askedPort = 0;
     quint16 m_namePort = 0; ///< every name allowed, no address named
+    quint16 m_otherPort = 0; ///< no rule: asked
     QByteArray m_page;
 
     /// curl through the proxy; runs without blocking the event loop (the proxy asks on it).
@@ -87,7 +88,8 @@ private Q_SLOTS:
         m_deniedPort = m_servers.start(m_dir.filePath(QStringLiteral("site")));
         m_askedPort = m_servers.start(m_dir.filePath(QStringLiteral("site")));
         m_namePort = m_servers.start(m_dir.filePath(QStringLiteral("site")));
-        QVERIFY(m_allowedPort && m_deniedPort && m_askedPort && m_namePort);
+        m_otherPort = m_servers.start(m_dir.filePath(QStringLiteral("site")));
+        QVERIFY(m_allowedPort && m_deniedPort && m_askedPort && m_namePort && m_otherPort);
 
         m_log = CommandLog::open(m_dir.filePath(QStringLiteral("log.sqlite"))).value();
         Policy policy;
@@ -164,6 +166,45 @@ private Q_SLOTS:
         QCOMPARE(r.status, QByteArray("403"));
         QVERIFY2(r.body.startsWith("localhost resolves to 127.0.0.1 (loopback)"), r.body.constData());
         QTRY_COMPARE(newestNetworkRow().outcome, Outcome::Denied);
+    }
+
+    // A name a person allows once that leads to loopback: they are asked again, shown where it
+    // leads; approved, it goes through; denied, the program gets the person's 403 and the
+    // connection has one row.
+    void nameAllowedOnceIsAskedAgainWithItsAddress()
+    {
+        QStringList asked;
+        bool denySecond = false;
+        connect(m_queue.get(), &ApprovalQueue::added, this, [&](qint64 id) {
+            asked.append(m_queue->find(id)->request.command);
+            if (denySecond && asked.size() % 2 == 0)
+                m_queue->deny(id, QStringLiteral("alice"), QStringLiteral("not the host"));
+            else
+                m_queue->approve(id, QStringLiteral("alice"));
+        });
+        const QString url = QStringLiteral("http://localhost:%1/page.txt").arg(m_otherPort);
+        const QString line = QStringLiteral("GET ") + url;
+        const CurlResult approved = curl({url});
+        QCOMPARE(approved.status, QByteArray("200"));
+        QCOMPARE(approved.body, m_page);
+        QCOMPARE(asked, QStringList({line, line + QStringLiteral(" (localhost resolves to 127.0.0.1 (loopback))")}));
+        QTRY_COMPARE(newestNetworkRow().outcome, Outcome::Succeeded);
+        QCOMPARE(newestNetworkRow().approver, QStringLiteral("alice"));
+
+        denySecond = true;
+        asked.clear();
+        LogFilter networkRows;
+        networkRows.sandbox = kWorkspace;
+        networkRows.kind = ActionKind::Network;
+        const qsizetype before = m_log->rows(networkRows, 1000)->size();
+        const CurlResult denied = curl({url});
+        disconnect(m_queue.get(), &ApprovalQueue::added, this, nullptr);
+        QCOMPARE(asked.size(), 2);
+        QCOMPARE(denied.status, QByteArray("403"));
+        QCOMPARE(denied.body, QByteArray("not the host\n"));
+        QTRY_COMPARE(newestNetworkRow().outcome, Outcome::Denied);
+        QCOMPARE(m_log->rows(networkRows, 1000)->size(), before + 1);
+        QCOMPARE(newestNetworkRow().command, line + QStringLiteral(" (localhost resolves to 127.0.0.1 (loopback))"));
     }
 
     void nameRuleNamingTheHostReachesLoopback()
