@@ -3,6 +3,7 @@
 // write shows a diff, agent text is shown literally; the policy editor writes the file.
 
 #include "AgentRequests.h"
+#include "LoopbackHttpServer.h"
 #include "approval/ApprovalQueuePane.h"
 #include "approval/PolicyEditorDialog.h"
 #include "approval/PolicyGate.h"
@@ -249,7 +250,7 @@ private Q_SLOTS:
         add->click();
         dialog.table()->item(0, 0)->setText(QStringLiteral("file-write, upload"));
         dialog.table()->item(0, 1)->setText(QStringLiteral("/root/scratch/*"));
-        static_cast<QComboBox*>(dialog.table()->cellWidget(0, 2))->setCurrentText(QStringLiteral("allow"));
+        static_cast<QComboBox*>(dialog.table()->cellWidget(0, 3))->setCurrentText(QStringLiteral("allow"));
         QVERIFY(dialog.save().ok());
         const Policy saved = Policy::load(path).value();
         QCOMPARE(saved.defaultRules, policy.defaultRules);
@@ -276,6 +277,35 @@ private Q_SLOTS:
         const auto bad = dialog.save();
         QVERIFY(!bad.ok());
         QCOMPARE(bad.error().message, QStringLiteral("demo, rule 1: \"sudo\" is not an action kind"));
+    }
+
+    // A network rule's ports have their own column: shown, edited and checked.
+    void policyEditorEditsNetworkPorts()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("network-policy.json"));
+        Policy policy;
+        policy.workspaceRules[QStringLiteral("demo")] = {
+            test::networkRule(QStringLiteral("pypi.org"), {}, PolicyDecision::Allow),
+            test::networkRule(QStringLiteral("127.0.0.1"), {8088}, PolicyDecision::Deny)};
+        PolicyEditorDialog dialog(policy, path, {QStringLiteral("demo")});
+        dialog.scope()->setCurrentIndex(dialog.scope()->findData(QStringLiteral("demo")));
+        QTableWidget* table = dialog.table();
+        QCOMPARE(table->horizontalHeaderItem(2)->text(), QStringLiteral("Ports"));
+        QCOMPARE(table->item(0, 2)->text(), QString()); // 80 and 443
+        QCOMPARE(table->item(1, 2)->text(), QStringLiteral("8088"));
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QVERIFY(dialog.grab().save(QStringLiteral(SBW_SCREENSHOT_DIR "/policyeditor-network.png")));
+        table->item(1, 2)->setText(QStringLiteral("8088, 9000"));
+        QVERIFY(dialog.save().ok());
+        QCOMPARE(Policy::load(path).value().workspaceRules.value(QStringLiteral("demo")).at(1).ports,
+                 (QList<quint16>{8088, 9000}));
+
+        table->item(1, 2)->setText(QStringLiteral("8088, 70000"));
+        QCOMPARE(dialog.save().error().message, QStringLiteral("demo, rule 2: \"70000\" is not a port (1-65535)"));
+        table->item(1, 2)->setText(QStringLiteral("8088"));
+        table->item(1, 0)->setText(QStringLiteral("exec"));
+        QCOMPARE(dialog.save().error().message, QStringLiteral("demo, rule 2: ports are for network rules"));
     }
 };
 

@@ -14,7 +14,7 @@ namespace sbw {
 
 PolicyEditorDialog::PolicyEditorDialog(Policy policy, QString path, const QStringList& workspaces, QWidget* parent)
     : QDialog(parent), m_policy(std::move(policy)), m_path(std::move(path)), m_scope(new QComboBox(this)),
-      m_table(new QTableWidget(0, 3, this)), m_pause(new QCheckBox(tr("&Pause the workspace while an action waits"), this)),
+      m_table(new QTableWidget(0, Decision + 1, this)), m_pause(new QCheckBox(tr("&Pause the workspace while an action waits"), this)),
       m_error(new QLabel(this))
 {
     setWindowTitle(tr("Approval Policy"));
@@ -26,14 +26,16 @@ PolicyEditorDialog::PolicyEditorDialog(Policy policy, QString path, const QStrin
     names.sort();
     for (const QString& name : names)
         m_scope->addItem(tr("Workspace %1").arg(name), name);
-    m_table->setHorizontalHeaderLabels({tr("Kinds"), tr("Pattern"), tr("Decision")});
+    m_table->setHorizontalHeaderLabels({tr("Kinds"), tr("Pattern"), tr("Ports"), tr("Decision")});
     m_table->horizontalHeader()->setSectionResizeMode(Pattern, QHeaderView::Stretch);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setToolTip(tr("Kinds: comma-separated (%1); empty for every kind.\nPattern: a glob on the command, "
                            "path or workspace name (* matches anything, ? one character, [abc] a set).\nexec and "
                            "shell runs: each command of the line on its own, the program by its name; deny rules "
-                           "are a net, allow rules the safe way.\nThe "
+                           "are a net, allow rules the safe way.\nNetwork rules (kind network only): the "
+                           "pattern is a host name, *.domain, an address or a CIDR range; Ports: comma-separated, "
+                           "empty for 80 and 443.\nThe "
                            "first matching rule decides; agents are asked when none matches.")
                             .arg(policyActionKindNames()));
     m_pause->setToolTip(tr("A running workspace is paused while an action for it waits in the approval queue, "
@@ -128,14 +130,12 @@ void PolicyEditorDialog::addRow(const PolicyRule& rule)
     QStringList kinds;
     for (ActionKind kind : rule.kinds)
         kinds.append(actionKindName(kind));
-    auto* kindsItem = new QTableWidgetItem(kinds.join(QStringLiteral(", ")));
-    // The table has no column for a network rule's ports: they ride along so that saving keeps them.
-    QVariantList ports;
+    QStringList ports;
     for (quint16 port : rule.ports)
-        ports.append(port);
-    kindsItem->setData(Qt::UserRole, ports);
-    m_table->setItem(row, Kinds, kindsItem);
+        ports.append(QString::number(port));
+    m_table->setItem(row, Kinds, new QTableWidgetItem(kinds.join(QStringLiteral(", "))));
     m_table->setItem(row, Pattern, new QTableWidgetItem(rule.pattern));
+    m_table->setItem(row, Ports, new QTableWidgetItem(ports.join(QStringLiteral(", "))));
     auto* decision = new QComboBox(m_table);
     for (PolicyDecision value : {PolicyDecision::Allow, PolicyDecision::Ask, PolicyDecision::Deny})
         decision->addItem(policyDecisionName(value), int(value));
@@ -149,7 +149,7 @@ void PolicyEditorDialog::moveRow(int delta)
     const int target = row + delta;
     if (row < 0 || target < 0 || target >= m_table->rowCount())
         return;
-    for (int column : {Kinds, Pattern}) {
+    for (int column : {Kinds, Pattern, Ports}) {
         QTableWidgetItem* a = m_table->takeItem(row, column);
         QTableWidgetItem* b = m_table->takeItem(target, column);
         m_table->setItem(row, column, b);
@@ -181,16 +181,22 @@ Expected<void> PolicyEditorDialog::storeScope()
         const QString pattern = m_table->item(row, Pattern) ? m_table->item(row, Pattern)->text() : QString();
         rule.pattern = pattern.isEmpty() ? QStringLiteral("*") : pattern;
         rule.decision = PolicyDecision(static_cast<QComboBox*>(m_table->cellWidget(row, Decision))->currentData().toInt());
+        const QString where = tr("%1, rule %2").arg(m_shownScope.isEmpty() ? tr("default rules") : m_shownScope).arg(row + 1);
+        const QString ports = m_table->item(row, Ports) ? m_table->item(row, Ports)->text() : QString();
         if (rule.kinds.contains(ActionKind::Network)) {
-            const QString where = tr("%1, rule %2")
-                                      .arg(m_shownScope.isEmpty() ? tr("default rules") : m_shownScope)
-                                      .arg(row + 1);
             if (rule.kinds.size() != 1)
                 return makeError(tr("%1: network rules name only the kind network").arg(where));
             if (auto pattern = NetworkPattern::parse(rule.pattern); !pattern)
                 return makeError(QStringLiteral("%1: %2").arg(where, pattern.error().message));
-            for (const QVariant& port : m_table->item(row, Kinds)->data(Qt::UserRole).toList())
-                rule.ports.append(quint16(port.toUInt()));
+            for (const QString& text : ports.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+                bool ok = false;
+                const uint port = text.trimmed().toUInt(&ok);
+                if (!ok || port == 0 || port > 65535)
+                    return makeError(tr("%1: \"%2\" is not a port (1-65535)").arg(where, text.trimmed()));
+                rule.ports.append(quint16(port));
+            }
+        } else if (!ports.trimmed().isEmpty()) {
+            return makeError(tr("%1: ports are for network rules").arg(where));
         }
         rules.append(rule);
     }

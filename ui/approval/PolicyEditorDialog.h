@@ -40,7 +40,7 @@ Q_SIGNALS:
     void saved(const sbw::Policy& policy);
 
 private:
-    enum Column { Kinds, Pattern, Decision };
+    enum Column { Kinds, Pattern, Ports, Decision };
 
     void loadScope();
     Expected<void> storeScope();
