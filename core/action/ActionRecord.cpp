@@ -131,9 +131,12 @@ QString ActionRecord::statusText() const
     case Outcome::TimedOut:
     case Outcome::Cancelled:
     case Outcome::Interrupted:
-        return error.isEmpty()
-                   ? outcomeName(outcome)
-                   : QStringLiteral("%1: %2").arg(outcomeName(outcome), oneLineVisible(error));
+        if (error.isEmpty())
+            return outcomeName(outcome);
+        // "denied by policy rule 2 …" says it already: not "denied: denied by …".
+        if (error.startsWith(outcomeName(outcome) + QLatin1Char(' ')))
+            return oneLineVisible(error);
+        return QStringLiteral("%1: %2").arg(outcomeName(outcome), oneLineVisible(error));
     }
     return {};
 }

@@ -122,8 +122,9 @@ struct ActionRecord
     /// so it adds that wait: "approved by alice after 1520 ms", "timed-out after 300000 ms".
     QString approvalText() const;
     /// The outcome as the log pane and `sbw log` show it, in one line: "running", "exit 0",
-    /// "signal 9", and for the outcomes without an exit status the outcome with its error:
-    /// "cancelled: cancelled by the client (agent x)", "denied: denied by policy rule 3 …".
+    /// "signal 9", and for the outcomes without an exit status the outcome with its error
+    /// ("denied: not now", "error: cannot resolve …"), or the error alone when it starts with
+    /// the outcome's name ("cancelled by the client (agent x)", "denied by policy rule 3 …").
     QString statusText() const;
 };
 

@@ -39,7 +39,7 @@ QJsonObject attemptSchema()
         {{QStringLiteral("id"), integerSchema(QStringLiteral("Command-log row."))},
          {QStringLiteral("started"), stringSchema(QStringLiteral("ISO 8601 UTC with milliseconds."))},
          {QStringLiteral("request"), stringSchema(QStringLiteral("Request line: \"CONNECT host:443\", \"GET http://host:80/path\"."))},
-         {QStringLiteral("status"), stringSchema(QStringLiteral("\"succeeded\", \"running\", or the outcome with its reason (\"denied: denied by policy rule 1 …\")."))},
+         {QStringLiteral("status"), stringSchema(QStringLiteral("\"succeeded\", \"running\", or the outcome with its reason (\"denied by policy rule 1 …\", \"error: cannot resolve …\")."))},
          {QStringLiteral("approval"), stringSchema(QStringLiteral("\"auto\" (by the policy), \"approved by NAME\", \"denied\", …"))},
          {QStringLiteral("address"), stringSchema(QStringLiteral("The server's address; empty when not connected."))},
          {QStringLiteral("bytes_sent"), integerSchema(QStringLiteral("Bytes from the guest's program to the server."))},

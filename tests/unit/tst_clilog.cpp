@@ -138,7 +138,7 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         const QList<QByteArray> lines = r.out.split('\n');
         QCOMPARE(lines.size(), 3);
-        QVERIFY2(lines[1].contains("  cancelled: cancelled by…  "), lines[1].constData());
+        QVERIFY2(lines[1].contains("  cancelled by the client…  "), lines[1].constData());
         QVERIFY2(!lines[1].contains("signal"), lines[1].constData());
     }
 
