@@ -80,6 +80,12 @@ public:
     void setApprovalPause(ApprovalPause* pause);
 
     void decide(const ActionRequest& request, Done done) override;
+    /// Whether decide() would put `request` to a person now: the policy asks, and there is an
+    /// approval queue. (Without one an asked action is denied at once.)
+    bool asksPerson(const ActionRequest& request) const
+    {
+        return m_queue && m_policy.decide(request) == PolicyDecision::Ask;
+    }
 
 private:
     /// `waitedMs`: from the request to a person's (or the deadline's) decision; 0 for the policy's.

@@ -118,8 +118,7 @@ void EgressProxy::decide(qint64 id, const ActionRequest& request, std::function<
             asked.withdrawal = withdrawal;
             // A person is asked: name the guest program for them first (a command in the guest,
             // so only then). The client may leave meanwhile; then nobody is asked.
-            const bool personAsked = m_gate->approvalQueue() && m_gate->policy().decide(request) == PolicyDecision::Ask;
-            if (!findProgram || !personAsked)
+            if (!findProgram || !m_gate->asksPerson(request))
                 return ask(id, asked, done);
             runThen(this, findProgram, [this, id, asked, done](const QString& program) mutable {
                 if (asked.withdrawal->isWithdrawn()) {

@@ -18,7 +18,9 @@ QByteArray procLoopbackAddress(quint16 port)
 
 QString GuestProgram::actorName(quint16 clientPort) const
 {
-    return QStringLiteral("%1 (pid %2, 127.0.0.1:%3): %4").arg(name).arg(pid).arg(clientPort).arg(commandLine);
+    // One arg() call: a chained one would read a "%2" in the guest's text as its own marker.
+    return QStringLiteral("%1 (pid %2, 127.0.0.1:%3): %4")
+        .arg(name, QString::number(pid), QString::number(clientPort), commandLine);
 }
 
 QString GuestProgram::nameOfActor(const QString& actorName)

@@ -70,6 +70,10 @@ private Q_SLOTS:
         QCOMPARE(program->pid, 77);
         QCOMPARE(program->name, QStringLiteral("a??31m??pid?1"));
         QCOMPARE(program->commandLine, QStringLiteral("rm -rf /\\x1b]0;x\\x07⏎second line (+1 line)"));
+        // Markers in the guest's text stay text.
+        GuestProgram marked = *program;
+        marked.commandLine = QStringLiteral("echo %1 %2");
+        QCOMPARE(marked.actorName(4000), QStringLiteral("a??31m??pid?1 (pid 77, 127.0.0.1:4000): echo %1 %2"));
         // The name's " (" never occurs in it, so an actor name gives the name back exactly.
         QCOMPARE(GuestProgram::nameOfActor(program->actorName(4000)), program->name);
         QCOMPARE(GuestProgram::nameOfActor(QStringLiteral("127.0.0.1:4000")), QString());
