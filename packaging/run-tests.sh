@@ -22,6 +22,8 @@ fuzz_runs_percent=${SBW_FUZZ_RUNS_PERCENT:-100}
 packaging/setup.sh integration
 echo "==> guest image python-data (the tests of image templates and charts use it)"
 packaging/guest/build-image.sh python-data
+echo "==> guest image browser (the tests of the workspace browser use it)"
+packaging/guest/build-image.sh browser
 echo "==> sanitizer build (preset asan, into build-asan/): the unit and gui tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan --target unit-tests gui-tests

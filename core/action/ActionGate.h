@@ -73,13 +73,14 @@ inline QString commandWithEnvironment(const ActionRequest& request)
 }
 
 /// What an action acts on, as rows and lists show it: exec and run: commandWithEnvironment();
-/// network: the request line ("CONNECT pypi.org:443"); every other kind: the guest path (empty
+/// network: the request line ("CONNECT pypi.org:443"); browse: the step with its page
+/// ("navigate https://…", "click e2 on https://…"); every other kind: the guest path (empty
 /// for lifecycle actions).
 inline QString actionSubject(const ActionRequest& request)
 {
     if (request.kind == ActionKind::Exec || request.kind == ActionKind::Run)
         return commandWithEnvironment(request);
-    if (request.kind == ActionKind::Network)
+    if (request.kind == ActionKind::Network || request.kind == ActionKind::Browse)
         return request.command;
     return request.path;
 }

@@ -36,7 +36,7 @@ constexpr std::array<std::pair<Actor::Kind, const char*>, 5> kActorKinds{{
     {Actor::Kind::Guest, "guest"},
 }};
 
-constexpr std::array<std::pair<ActionKind, const char*>, 20> kActionKinds{{
+constexpr std::array<std::pair<ActionKind, const char*>, 21> kActionKinds{{
     {ActionKind::Exec, "exec"},
     {ActionKind::Run, "run"},
     {ActionKind::FileWrite, "file-write"},
@@ -57,6 +57,7 @@ constexpr std::array<std::pair<ActionKind, const char*>, 20> kActionKinds{{
     {ActionKind::Approval, "approval"},
     {ActionKind::List, "list"},
     {ActionKind::Network, "network"},
+    {ActionKind::Browse, "browse"},
 }};
 
 constexpr std::array<std::pair<Outcome, const char*>, 8> kOutcomes{{

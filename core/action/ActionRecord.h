@@ -55,6 +55,10 @@ enum class ActionKind
     Approval,   ///< a person's decision on an asked action
     List,       ///< a listing that changes nothing: workspaces, or a guest folder (MCP)
     Network,    ///< a connection a program in a guest asks the egress proxy for
+    /// a step in a workspace's browser (navigate, click, type, key, back, read, screenshot);
+    /// its subject (ActionRequest::path) is the page's address: the one navigated to, else
+    /// the page the step acts on
+    Browse,
 };
 QString actionKindName(ActionKind kind);                 ///< "exec", "run", "file-write", ...
 std::optional<ActionKind> actionKindFromName(const QString& name);
@@ -116,6 +120,8 @@ struct ActionRecord
     QString networkAddress;   ///< network: the server's address (ActionEnd); empty otherwise
     qint64 bytesSent = 0;     ///< network: bytes from the guest's program to the server
     qint64 bytesReceived = 0; ///< network: bytes from the server to the guest's program
+    QString urlBefore;        ///< browse: the page's address before the step; empty otherwise
+    QString urlAfter;         ///< browse: the page's address after it (a click may navigate)
 
     /// The decision as the log pane and `sbw log` show it: "auto", "denied", "approved by
     /// alice". An approval row (kind Approval) spans the wait from the request to the decision,

@@ -36,8 +36,8 @@ QString subjectOf(const ActionRequest& request)
 {
     if (request.kind == ActionKind::Exec || request.kind == ActionKind::Run)
         return commandWithEnvironment(request);
-    if (isFileAction(request.kind))
-        return request.path;
+    if (isFileAction(request.kind) || request.kind == ActionKind::Browse)
+        return request.path; // browse: the page's address
     return request.sandbox;
 }
 

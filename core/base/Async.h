@@ -1,13 +1,18 @@
 #pragma once
 
+#include "base/Expected.h"
+
 #include <QFuture>
 #include <QFutureWatcher>
 #include <QObject>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
+#include <atomic>
 #include <mutex>
 #include <type_traits>
 #include <utility>
@@ -71,6 +76,28 @@ template <typename Work, typename Then>
 void runThen(QObject* guard, Work&& work, Then&& then)
 {
     runThen(blockingPool(), guard, std::forward<Work>(work), std::forward<Then>(then));
+}
+
+/// The way back for worker threads that use an object living on another thread's event loop
+/// (a BrowserSession): calls `start(reply)` on `context`'s thread and blocks until `reply` is
+/// called, or for at most `timeout` (then: "… did not answer within N s"). `reply` may be
+/// called from any thread, and later calls are ignored. Must not be called on `context`'s
+/// thread.
+template <typename T>
+Expected<T> callAndWait(QObject* context, std::function<void(std::function<void(Expected<T>)>)> start,
+                        std::chrono::seconds timeout)
+{
+    auto promise = std::make_shared<std::promise<Expected<T>>>();
+    auto answered = std::make_shared<std::atomic<bool>>(false);
+    std::function<void(Expected<T>)> reply = [promise, answered](Expected<T> result) {
+        if (!answered->exchange(true))
+            promise->set_value(std::move(result));
+    };
+    std::future<Expected<T>> future = promise->get_future();
+    QMetaObject::invokeMethod(context, [start = std::move(start), reply] { start(reply); }, Qt::QueuedConnection);
+    if (future.wait_for(timeout) != std::future_status::ready)
+        reply(makeError(QStringLiteral("the call did not answer within %1 s").arg(timeout.count())));
+    return future.get();
 }
 
 /// Lets work on other threads call into `object` on the object's thread while it lives. The

@@ -2,6 +2,7 @@
 
 #include "base/Logging.h"
 #include "guest/ClientKey.h"
+#include "guest/DirectTcpip.h"
 #include "guest/ReverseForward.h"
 #include "guest/SshSessionThread.h"
 #include "guest/SftpClient.h"
@@ -358,6 +359,12 @@ GuestSession::listenForward(quint16 port, std::function<void(int fd, quint16 sou
 {
     Q_ASSERT(!m_loop->onLoopThread());
     return ReverseForward::listen(m_loop, port, std::move(accept));
+}
+
+Expected<int> GuestSession::connectForward(quint16 port)
+{
+    Q_ASSERT(!m_loop->onLoopThread());
+    return openDirectTcpip(m_loop, port);
 }
 
 } // namespace sbw

@@ -111,6 +111,12 @@ public:
     Expected<std::unique_ptr<ReverseForward>> listenForward(quint16 port,
                                                             std::function<void(int fd, quint16 sourcePort)> accept);
 
+    /// Connects to 127.0.0.1:`port` inside the guest through this session (a direct-tcpip
+    /// channel, `ssh -L`; see openDirectTcpip()): returns the host's end of a nonblocking
+    /// AF_UNIX stream socket that the caller owns. Blocks for one round trip. Errors: nothing
+    /// listens there, the session broke.
+    Expected<int> connectForward(quint16 port);
+
 private:
     explicit GuestSession(std::shared_ptr<SshSessionThread> loop);
     void startExec(ExecRequest request, std::function<void(Expected<ExecStatus>)> done);

@@ -1,6 +1,7 @@
 #include "guest/ReverseForward.h"
 
 #include "base/Logging.h"
+#include "guest/ChannelSocketPump.h"
 #include "guest/SshSessionThread.h"
 
 #include <libssh/libssh.h>
@@ -15,8 +16,6 @@
 namespace sbw {
 namespace {
 
-/// Bytes moved per direction and step; a step returns Busy while bytes move.
-constexpr qsizetype kChunk = 64 * 1024;
 /// Steps a stopping listener waits for the guest to confirm the cancel before it gives up.
 constexpr int kCancelSteps = 20;
 
@@ -32,119 +31,6 @@ struct ReverseForward::Shared
     std::atomic<bool> stopping{false};
     std::promise<Expected<quint16>> bound;
     Accept accept;
-};
-
-/// Moves bytes between one forwarded-tcpip channel and the guest-side end of a socket pair,
-/// each direction within the other side's room (the peer's SSH window, the socket's buffer),
-/// and passes each side's EOF to the other. Done when both directions ended or either broke.
-class ReverseForward::ConnectionJob : public SshSessionThread::Job
-{
-public:
-    ConnectionJob(std::shared_ptr<Shared> shared, SshSessionThread* loop, ssh_channel channel, int fd)
-        : m_shared(std::move(shared)), m_loop(loop), m_channel(channel), m_fd(fd)
-    {}
-
-    Step step(ssh_session) override
-    {
-        if (m_shared->stopping || ssh_channel_is_closed(m_channel))
-            return finish();
-        bool moved = false;
-        if (!guestToHost(moved) || !hostToGuest(moved))
-            return finish();
-        if (m_guestEof && m_hostEof && m_toHost.isEmpty() && m_toGuest.isEmpty())
-            return finish();
-        short events = 0;
-        if (m_toGuest.isEmpty() && !m_hostEof)
-            events |= POLLIN;
-        if (!m_toHost.isEmpty())
-            events |= POLLOUT;
-        m_loop->watch(m_fd, events);
-        return moved ? Step::Busy : Step::Wait;
-    }
-
-    void fail(const QString&) override { finish(); }
-
-private:
-    /// False when the connection is over (the host end went away, or the channel broke).
-    bool guestToHost(bool& moved)
-    {
-        if (m_toHost.isEmpty() && !m_guestEof) {
-            m_toHost.resize(kChunk);
-            const int n = ssh_channel_read_nonblocking(m_channel, m_toHost.data(), uint32_t(kChunk), 0);
-            m_toHost.resize(std::max(n, 0));
-            if (n == SSH_ERROR)
-                return false;
-            if (n == SSH_EOF || (n == 0 && ssh_channel_is_eof(m_channel)))
-                m_guestEof = true;
-        }
-        while (!m_toHost.isEmpty()) {
-            const ssize_t sent = ::send(m_fd, m_toHost.constData(), size_t(m_toHost.size()),
-                                        MSG_NOSIGNAL | MSG_DONTWAIT);
-            if (sent < 0)
-                return errno == EAGAIN || errno == EINTR;
-            m_toHost.remove(0, sent);
-            moved = true;
-        }
-        if (m_guestEof && !m_hostShutdown) {
-            ::shutdown(m_fd, SHUT_WR);
-            m_hostShutdown = true;
-        }
-        return true;
-    }
-
-    bool hostToGuest(bool& moved)
-    {
-        if (m_toGuest.isEmpty() && !m_hostEof) {
-            m_toGuest.resize(kChunk);
-            const ssize_t n = ::recv(m_fd, m_toGuest.data(), size_t(kChunk), MSG_DONTWAIT);
-            m_toGuest.resize(std::max<ssize_t>(n, 0));
-            if (n == 0)
-                m_hostEof = true;
-            else if (n < 0 && errno != EAGAIN && errno != EINTR)
-                return false;
-        }
-        while (!m_toGuest.isEmpty()) {
-            const qsizetype room = std::min<qsizetype>(m_toGuest.size(), ssh_channel_window_size(m_channel));
-            const int sent = room > 0 ? ssh_channel_write(m_channel, m_toGuest.constData(), uint32_t(room)) : 0;
-            if (sent == SSH_ERROR)
-                return false;
-            if (sent <= 0)
-                break; // no window: the guest's window-adjust wakes the loop
-            m_toGuest.remove(0, sent);
-            moved = true;
-        }
-        if (m_hostEof && m_toGuest.isEmpty() && !m_guestEofSent) {
-            ssh_channel_send_eof(m_channel);
-            m_guestEofSent = true;
-        }
-        return true;
-    }
-
-    Step finish()
-    {
-        if (m_fd >= 0) {
-            m_loop->watch(m_fd, 0);
-            ::close(m_fd);
-            m_fd = -1;
-        }
-        if (m_channel) {
-            ssh_channel_close(m_channel);
-            ssh_channel_free(m_channel);
-            m_channel = nullptr;
-        }
-        return Step::Done;
-    }
-
-    std::shared_ptr<Shared> m_shared;
-    SshSessionThread* m_loop; ///< the loop stepping this job (a shared_ptr would keep it alive)
-    ssh_channel m_channel;
-    int m_fd;
-    QByteArray m_toHost;  ///< read from the channel, not yet written to the socket
-    QByteArray m_toGuest; ///< read from the socket, not yet within the guest's window
-    bool m_guestEof = false;
-    bool m_hostShutdown = false;
-    bool m_hostEof = false;
-    bool m_guestEofSent = false;
 };
 
 /// Asks sshd to listen (tcpip-forward), then accepts its forwarded-tcpip channels, each handed
@@ -214,7 +100,7 @@ private:
             ssh_channel_free(channel);
             return;
         }
-        m_loop->add(std::make_shared<ConnectionJob>(m_shared, m_loop, channel, pair[0]));
+        m_loop->add(std::make_shared<ChannelSocketPump>(m_loop, channel, pair[0], std::shared_ptr<const std::atomic<bool>>(m_shared, &m_shared->stopping)));
         m_shared->accept(pair[1], sourcePort);
     }
 

@@ -41,7 +41,6 @@ private:
     friend class GuestSession;
     struct Shared;
     class ListenJob;
-    class ConnectionJob;
 
     /// Blocks until the guest's sshd listens (one round trip) or refused. Errors: "the guest
     /// refused to listen on 127.0.0.1:PORT: …" (port taken, forwarding disabled), the session

@@ -27,7 +27,7 @@
 namespace sbw {
 namespace {
 
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 /// The tables of format 1; later formats are reached by kMigrations.
 const char* const kSchema[] = {
@@ -69,13 +69,16 @@ const std::vector<std::vector<const char*>> kMigrations = {
     {"ALTER TABLE actions ADD COLUMN network_address TEXT NOT NULL DEFAULT ''",
      "ALTER TABLE actions ADD COLUMN bytes_sent INTEGER NOT NULL DEFAULT 0",
      "ALTER TABLE actions ADD COLUMN bytes_received INTEGER NOT NULL DEFAULT 0"},
+    // 4: a browse row's page address before and after the step (ActionEnd).
+    {"ALTER TABLE actions ADD COLUMN url_before TEXT NOT NULL DEFAULT ''",
+     "ALTER TABLE actions ADD COLUMN url_after TEXT NOT NULL DEFAULT ''"},
 };
 
 const char* const kColumns =
     "id, started_ms, ended_ms, sandbox, actor_kind, actor_name, action, command, workdir, "
     "exit_status, signal, outcome, error, duration_ms, stdout_bytes, stderr_bytes, "
     "stdout_capped, stderr_capped, approval, approver, artifacts_dir, network_address, bytes_sent, "
-    "bytes_received";
+    "bytes_received, url_before, url_after";
 
 Error sqlError(const QString& what, const QSqlError& error)
 {
@@ -130,6 +133,8 @@ ActionRecord recordFrom(const QSqlQuery& query)
     r.networkAddress = query.value(21).toString();
     r.bytesSent = query.value(22).toLongLong();
     r.bytesReceived = query.value(23).toLongLong();
+    r.urlBefore = query.value(24).toString();
+    r.urlAfter = query.value(25).toString();
     return r;
 }
 
@@ -484,7 +489,7 @@ Expected<void> CommandLog::finish(qint64 id, const ActionEnd& end)
         query.prepare(QStringLiteral(
             "UPDATE actions SET ended_ms=?, duration_ms=?, outcome=?, exit_status=?, signal=?, error=?, "
             "stdout_bytes=?, stderr_bytes=?, stdout_capped=?, stderr_capped=?, artifacts_dir=?, "
-            "network_address=?, bytes_sent=?, bytes_received=? WHERE id=?"));
+            "network_address=?, bytes_sent=?, bytes_received=?, url_before=?, url_after=? WHERE id=?"));
         query.addBindValue(QDateTime::currentMSecsSinceEpoch());
         query.addBindValue(active->elapsedBeforeMs + active->timer.elapsed());
         query.addBindValue(outcomeName(end.outcome));
@@ -499,6 +504,8 @@ Expected<void> CommandLog::finish(qint64 id, const ActionEnd& end)
         query.addBindValue(text(end.networkAddress));
         query.addBindValue(end.bytesSent);
         query.addBindValue(end.bytesReceived);
+        query.addBindValue(text(end.urlBefore));
+        query.addBindValue(text(end.urlAfter));
         query.addBindValue(id);
         if (!query.exec()) {
             db.rollback();

@@ -46,6 +46,8 @@ struct ActionEnd
     QString networkAddress; ///< network: the server's address the proxy connected to; empty for none
     qint64 bytesSent = 0;     ///< network: bytes from the guest's program to the server
     qint64 bytesReceived = 0; ///< network: bytes from the server to the guest's program
+    QString urlBefore; ///< browse: the page's address before the step
+    QString urlAfter;  ///< browse: the page's address after it
 };
 
 /// Which rows CommandLog::rows() returns. Empty fields match everything.

@@ -10,7 +10,7 @@ const char* const kKeys[] = {"id", "started", "ended", "sandbox", "actor", "acto
                              "command", "workdir", "exit_status", "signal", "outcome", "error",
                              "duration_ms", "stdout_bytes", "stderr_bytes", "stdout_capped",
                              "stderr_capped", "approval", "approver", "network_address",
-                             "bytes_sent", "bytes_received"};
+                             "bytes_sent", "bytes_received", "url_before", "url_after"};
 
 QJsonValue timeValue(const QDateTime& time)
 {
@@ -78,6 +78,8 @@ QJsonObject toJson(const ActionRecord& r)
     o.insert(QLatin1String("network_address"), r.networkAddress);
     o.insert(QLatin1String("bytes_sent"), r.bytesSent);
     o.insert(QLatin1String("bytes_received"), r.bytesReceived);
+    o.insert(QLatin1String("url_before"), r.urlBefore);
+    o.insert(QLatin1String("url_after"), r.urlAfter);
     return o;
 }
 

@@ -119,11 +119,6 @@ QString typeName(SftpEntry::Type type)
     return QStringLiteral("unknown");
 }
 
-QJsonObject workspaceProperty()
-{
-    return stringSchema(QStringLiteral("Name of the workspace (list_workspaces)."));
-}
-
 McpTool readFileTool(std::shared_ptr<McpSandboxes> sandboxes)
 {
     McpTool tool;

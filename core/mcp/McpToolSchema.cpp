@@ -96,4 +96,20 @@ Expected<QString> Arguments::choice(const QString& name, const QStringList& valu
     return value;
 }
 
+QJsonObject workspaceProperty()
+{
+    return stringSchema(QStringLiteral("Name of the workspace (list_workspaces)."));
+}
+
+Expected<ActionRequest> workspaceRequest(const Arguments& arguments, ActionKind kind)
+{
+    auto name = arguments.requiredString(QStringLiteral("workspace"));
+    if (!name)
+        return name.error();
+    ActionRequest request;
+    request.kind = kind;
+    request.sandbox = name.value();
+    return request;
+}
+
 } // namespace sbw::mcp

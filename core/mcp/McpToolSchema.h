@@ -1,5 +1,6 @@
 #pragma once
 
+#include "action/ActionGate.h"
 #include "base/Expected.h"
 
 #include <QJsonArray>
@@ -41,5 +42,10 @@ public:
 private:
     QJsonObject m_arguments;
 };
+
+/// The `workspace` argument every tool on one workspace takes.
+QJsonObject workspaceProperty();
+/// The request of a tool on one workspace, from its `workspace` argument.
+Expected<ActionRequest> workspaceRequest(const Arguments& arguments, ActionKind kind);
 
 } // namespace sbw::mcp

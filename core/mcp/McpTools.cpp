@@ -1,5 +1,6 @@
 #include "mcp/McpTools.h"
 
+#include "browser/BrowserSession.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "log/LoggedAction.h"
 #include "mcp/McpCommandOutput.h"
@@ -12,10 +13,12 @@
 #include "workspace/WorkspaceEnvironment.h"
 #include "workspace/WorkspaceCommandRunner.h"
 
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QRegularExpression>
 #include <QTemporaryDir>
+#include <QThread>
 
 namespace sbw {
 
@@ -47,23 +50,6 @@ Expected<QString> guestPath(const Arguments& arguments, const QString& name,
         return makeError(
             QStringLiteral("%1 must be an absolute guest path (starting with /)").arg(name));
     return path;
-}
-
-QJsonObject workspaceProperty()
-{
-    return stringSchema(QStringLiteral("Name of the workspace (list_workspaces)."));
-}
-
-/// The request of a tool on one workspace, from its `workspace` argument.
-Expected<ActionRequest> workspaceRequest(const Arguments& arguments, ActionKind kind)
-{
-    auto name = arguments.requiredString(QStringLiteral("workspace"));
-    if (!name)
-        return name.error();
-    ActionRequest request;
-    request.kind = kind;
-    request.sandbox = name.value();
-    return request;
 }
 
 QJsonObject stateOutputSchema()
@@ -315,6 +301,9 @@ McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
                                     "allowlist (HTTP(S) through the workbench's proxy, each "
                                     "destination allowed by the policy's network rules or a person)."),
                      {QStringLiteral("none"), QStringLiteral("nat"), QStringLiteral("allowlist")})},
+         {QStringLiteral("image"),
+          stringSchema(QStringLiteral("Guest image template; default minimal. \"browser\" has a headless "
+                                      "browser for the browser_* tools."))},
          {QStringLiteral("start"),
           booleanSchema(QStringLiteral("Start it at once; default true."))}},
         {QStringLiteral("name")});
@@ -339,6 +328,8 @@ McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
             return network.error();
         if (auto start = arguments.boolean(QStringLiteral("start"), true); !start)
             return start.error();
+        if (auto image = arguments.string(QStringLiteral("image"), QStringLiteral("minimal")); !image)
+            return image.error();
         ActionRequest request;
         request.kind = ActionKind::Create;
         request.sandbox = name.value();
@@ -351,6 +342,7 @@ McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
             arguments.integer(QStringLiteral("memory_mib"), 512, 128, 65536).value();
         settings.vcpus = arguments.integer(QStringLiteral("vcpus"), 1, 1, 64).value();
         settings.diskGiB = arguments.integer(QStringLiteral("disk_gib"), 4, 1, 4096).value();
+        settings.recipe = arguments.string(QStringLiteral("image"), QStringLiteral("minimal")).value();
         parseWorkspaceNetwork(
             arguments.string(QStringLiteral("network"), QStringLiteral("none")).value(),
             &settings.network);
@@ -614,6 +606,29 @@ Expected<std::shared_ptr<Workspace>> McpSandboxes::workspace(const QString& name
     return m_workspaces.emplace(name, workspace).first->second;
 }
 
+Expected<std::shared_ptr<BrowserSession>> McpSandboxes::browser(const QString& name)
+{
+    auto workspace = this->workspace(name);
+    if (!workspace)
+        return workspace.error();
+    std::lock_guard lock(m_mutex);
+    if (auto found = m_browsers.find(name); found != m_browsers.end() && found->second->workspace() == workspace.value())
+        return found->second;
+    const bool kvm = m_connection->accelerator() == Accelerator::Kvm;
+    const auto make = [&] {
+        return std::shared_ptr<BrowserSession>(new BrowserSession(workspace.value(), std::chrono::seconds(kvm ? 30 : 120)),
+                                               [](BrowserSession* session) { session->deleteLater(); });
+    };
+    QObject* home = QCoreApplication::instance();
+    std::shared_ptr<BrowserSession> session;
+    if (QThread::currentThread() == home->thread())
+        session = make();
+    else
+        QMetaObject::invokeMethod(home, [&] { session = make(); }, Qt::BlockingQueuedConnection);
+    m_browsers[name] = session;
+    return session;
+}
+
 void McpSandboxes::adopt(std::shared_ptr<Workspace> workspace)
 {
     std::lock_guard lock(m_mutex);
@@ -631,6 +646,7 @@ QList<McpTool> workbenchTools(std::shared_ptr<McpSandboxes> sandboxes)
     QList<McpTool> tools{runCodeTool(sandboxes), listWorkspacesTool(sandboxes),
                          createWorkspaceTool(sandboxes), execTool(sandboxes)};
     tools += mcpFileTools(sandboxes);
+    tools += mcpBrowserTools(sandboxes);
     tools += QList<McpTool>{
         lifecycleTool(sandboxes, QStringLiteral("pause"), ActionKind::Pause,
                       QStringLiteral("Pauses a running workspace: its vCPUs stop, memory stays."),

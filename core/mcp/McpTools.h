@@ -9,6 +9,7 @@
 
 namespace sbw {
 
+class BrowserSession;
 class HypervisorConnection;
 class SandboxPool;
 class Workspace;
@@ -29,6 +30,10 @@ public:
     SandboxPool* pool() const { return m_pool.get(); }
     /// Workspace `name`, opened on first use. Errors: "there is no workspace NAME", libvirt.
     Expected<std::shared_ptr<Workspace>> workspace(const QString& name);
+    /// The browser session of workspace `name` for the browser tools, made on first use on the
+    /// application's main thread (it needs that thread's event loop) and kept. Errors: as
+    /// workspace().
+    Expected<std::shared_ptr<BrowserSession>> browser(const QString& name);
     /// Keeps `workspace` (just created) for later calls.
     void adopt(std::shared_ptr<Workspace> workspace);
     /// How long a call waits for a starting guest, from now (120 s under TCG, 30 s with KVM).
@@ -39,6 +44,7 @@ private:
     std::shared_ptr<SandboxPool> m_pool;
     std::mutex m_mutex;
     std::map<QString, std::shared_ptr<Workspace>> m_workspaces;
+    std::map<QString, std::shared_ptr<BrowserSession>> m_browsers;
 };
 
 /// The workbench's tools, in the order tools/list shows them: run_code, list_workspaces,
@@ -47,6 +53,11 @@ private:
 /// Inputs and outputs are described by their JSON Schemas (McpTool::inputSchema,
 /// outputSchema); text and file contents are UTF-8 unless a tool says base64.
 QList<McpTool> workbenchTools(std::shared_ptr<McpSandboxes> sandboxes);
+
+/// browser_navigate, browser_back, browser_text, browser_screenshot, browser_click,
+/// browser_type and browser_key (a workspace's browser; McpBrowserTools.cpp), part of
+/// workbenchTools().
+QList<McpTool> mcpBrowserTools(std::shared_ptr<McpSandboxes> sandboxes);
 
 /// read_file, write_file and list_files (SFTP on the workspace's session), part of
 /// workbenchTools().

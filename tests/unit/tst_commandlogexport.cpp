@@ -46,7 +46,8 @@ private Q_SLOTS:
                             "\"approver\":\"person\",\"bytes_received\":0,\"bytes_sent\":0,\"command\":\"echo \\\"a,b\\\"\\nprintf '\\\\x1b[2J'\",\"duration_ms\":1500,"
                             "\"ended\":\"2026-11-29T16:30:02.750Z\",\"error\":\"\",\"exit_status\":0,\"id\":7,\"network_address\":\"\",\"outcome\":\"succeeded\","
                             "\"sandbox\":\"ws1\",\"signal\":null,\"started\":\"2026-11-29T16:30:01.250Z\",\"stderr_bytes\":0,"
-                            "\"stderr_capped\":false,\"stdout_bytes\":4,\"stdout_capped\":false,\"workdir\":\"/root\"}"));
+                            "\"stderr_capped\":false,\"stdout_bytes\":4,\"stdout_capped\":false,\"url_after\":\"\",\"url_before\":\"\","
+                            "\"workdir\":\"/root\"}"));
         QVERIFY(split[1].contains("\"ended\":null"));
         QVERIFY(split[1].contains("\"duration_ms\":null"));
         QVERIFY(split[1].contains("\"exit_status\":null"));
@@ -62,10 +63,10 @@ private Q_SLOTS:
         QCOMPARE(lines[0], QStringLiteral("id,started,ended,sandbox,actor,actor_name,action,command,workdir,"
                                           "exit_status,signal,outcome,error,duration_ms,stdout_bytes,"
                                           "stderr_bytes,stdout_capped,stderr_capped,approval,approver,"
-                                          "network_address,bytes_sent,bytes_received"));
+                                          "network_address,bytes_sent,bytes_received,url_before,url_after"));
         QCOMPARE(lines[1], QStringLiteral("7,2026-11-29T16:30:01.250Z,2026-11-29T16:30:02.750Z,ws1,agent,"
                                           "claude-code,exec,\"echo \"\"a,b\"\"\nprintf '\\x1b[2J'\",/root,0,,"
-                                          "succeeded,,1500,4,0,false,false,approved,person,,0,0")
+                                          "succeeded,,1500,4,0,false,false,approved,person,,0,0,,")
                                .split(QStringLiteral("\r\n"))[0]);
         QVERIFY(csv.contains(QStringLiteral("\"'-ws\"")));
         QVERIFY(csv.contains(QStringLiteral("\"'=HYPERLINK(\"\"http://x\"\")\"")));

@@ -51,11 +51,13 @@ class TestNetworkPolicy : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void networkIsTheLastKind()
+    void networkFollowsTheOlderKinds()
     {
         QCOMPARE(actionKindName(ActionKind::Network), QStringLiteral("network"));
         QCOMPARE(actionKindFromName(QStringLiteral("network")), ActionKind::Network);
-        QCOMPARE(allActionKinds().last(), ActionKind::Network); // names are stored: appended
+        // Names are stored and new kinds are appended: network came after list, browse after it.
+        QCOMPARE(allActionKinds().indexOf(ActionKind::Network), allActionKinds().indexOf(ActionKind::List) + 1);
+        QCOMPARE(allActionKinds().last(), ActionKind::Browse);
         QVERIFY(policyActionKinds().contains(ActionKind::Network));
     }
 

@@ -75,6 +75,34 @@ private Q_SLOTS:
         QVERIFY(pinned.matches(withEnv));
     }
 
+    // A browse rule judges the page's address: the one a navigation goes to, the page a click
+    // or a read acts on (ActionRequest::path); the step itself is not part of the subject.
+    void browseRulesMatchThePageAddress()
+    {
+        Policy policy;
+        policy.defaultRules = {
+            {{ActionKind::Browse}, QStringLiteral("https://bank.example/*"), PolicyDecision::Deny},
+            {{ActionKind::Browse}, QStringLiteral("file:///root/*"), PolicyDecision::Allow},
+        };
+        ActionRequest navigate;
+        navigate.kind = ActionKind::Browse;
+        navigate.actor = {Actor::Kind::Agent, QStringLiteral("agent-1")};
+        navigate.sandbox = QStringLiteral("w");
+        navigate.command = QStringLiteral("navigate file:///root/form.html");
+        navigate.path = QStringLiteral("file:///root/form.html");
+        QCOMPARE(policy.decide(navigate), PolicyDecision::Allow);
+        ActionRequest click = navigate;
+        click.command = QStringLiteral("click e2");
+        click.path = QStringLiteral("https://bank.example/transfer");
+        QCOMPARE(policy.decide(click), PolicyDecision::Deny);
+        click.path = QStringLiteral("https://docs.example/");
+        QCOMPARE(policy.decide(click), PolicyDecision::Ask); // no rule matches
+        // A rule of every kind covers browse too; a network rule does not.
+        const PolicyRule everything{{}, QStringLiteral("https://docs.example/*"), PolicyDecision::Allow};
+        QVERIFY(everything.matches(click));
+        QCOMPARE(actionKindFromName(QStringLiteral("browse")), ActionKind::Browse);
+    }
+
     void firstMatchingRuleWinsWorkspaceRulesFirst()
     {
         Policy policy;
@@ -531,7 +559,7 @@ private Q_SLOTS:
                 names.append(actionKindName(kind));
         }
         QCOMPARE(policyActionKindNames(), names.join(QStringLiteral(", ")));
-        QVERIFY(policyActionKindNames().endsWith(QLatin1String(", remove, list, network")));
+        QVERIFY(policyActionKindNames().endsWith(QLatin1String(", remove, list, network, browse")));
         QVERIFY(!policyActionKinds().contains(ActionKind::Approval));
     }
 
@@ -567,7 +595,7 @@ private Q_SLOTS:
             << QByteArray("{\"version\": 1, \"workspaces\": {\"w\": [{\"kinds\": [\"exec\", \"sudo\"], \"decision\": \"deny\"}]}}")
             << QStringLiteral("p.json: workspaces.w[0].kinds[1]: \"sudo\" is not an action kind (exec, run, "
                               "file-write, upload, download, file-delete, create, start, stop, pause, resume, "
-                              "hibernate, wake, checkpoint, checkpoint-delete, revert, remove, list, network)");
+                              "hibernate, wake, checkpoint, checkpoint-delete, revert, remove, list, network, browse)");
         QTest::newRow("approval is not a rule's kind")
             << QByteArray("{\"version\": 1, \"default\": [{\"kinds\": [\"approval\"], \"decision\": \"deny\"}]}")
             << QStringLiteral("p.json: default[0].kinds[0]: \"approval\" is not an action kind (%1)")

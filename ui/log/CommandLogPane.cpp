@@ -248,6 +248,12 @@ void CommandLogPane::showDetail()
                     .arg(r.networkAddress.isEmpty() ? tr("none (not connected)") : r.networkAddress)
                     .arg(r.bytesSent)
                     .arg(r.bytesReceived);
+    if (r.kind == ActionKind::Browse)
+        text += tr("page before: %1\npage after: %2\n")
+                    .arg(r.urlBefore.isEmpty() ? tr("(none)") : makeVisible(r.urlBefore),
+                         r.urlAfter.isEmpty() ? tr("(none)") : makeVisible(r.urlAfter));
+    if (!r.artifactsDir.isEmpty())
+        text += tr("files: %1\n").arg(makeVisible(r.artifactsDir));
     text += QStringLiteral("\n") + makeVisible(r.command) + QStringLiteral("\n");
     const bool wantsOutput = r.outcome != Outcome::Running && (r.stdoutBytes > 0 || r.stderrBytes > 0);
     if (!wantsOutput) {
