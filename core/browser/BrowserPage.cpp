@@ -107,7 +107,8 @@ BrowserPage::BrowserPage(BrowserSession* session, QObject* parent) : QObject(par
 
 bool BrowserPage::isReference(const QString& ref)
 {
-    static const QRegularExpression pattern(QStringLiteral("^e[0-9]{1,6}$"));
+    // Anchored at the very end: "$" would also match before a final newline ("e1\n").
+    static const QRegularExpression pattern(QRegularExpression::anchoredPattern(QStringLiteral("e[0-9]{1,6}")));
     return pattern.match(ref).hasMatch();
 }
 

@@ -77,9 +77,11 @@ void CdpClient::receive(const QString& text)
     m_pending.erase(found);
     if (message.contains(QStringLiteral("error"))) {
         const QJsonObject error = message.value(QStringLiteral("error")).toObject();
+        // One arg() call: the browser's message may hold "%2F" and the like, which a second
+        // arg() would take for a placeholder.
         pending.reply(makeError(QStringLiteral("%1: %2 (%3)")
-                                    .arg(pending.method, error.value(QStringLiteral("message")).toString())
-                                    .arg(error.value(QStringLiteral("code")).toInteger())));
+                                    .arg(pending.method, error.value(QStringLiteral("message")).toString(),
+                                         QString::number(error.value(QStringLiteral("code")).toInteger()))));
         return;
     }
     pending.reply(message.value(QStringLiteral("result")).toObject());

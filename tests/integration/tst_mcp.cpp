@@ -7,6 +7,7 @@
 // client (its AbortSignal) or by its going away (killed) over both transports, the output cap
 // of a reply, and file paths resolved in the guest (symlinks, `..`) before the policy sees them.
 
+#include "GatedMcpServer.h"
 #include "TestEnvironment.h"
 #include "approval/ApprovalPause.h"
 #include "approval/ApprovalQueue.h"
@@ -114,47 +115,6 @@ QJsonObject fileEntry(const QString& name, const QString& type, qint64 size, con
             {QStringLiteral("size"), size},
             {QStringLiteral("mode"), mode}};
 }
-
-/// An MCP server with the workbench's tools behind a PolicyGate with an approval queue, one
-/// stdio session, and the result of the last request sent (`answer`, empty until it came).
-struct GatedServer
-{
-    GatedServer(sbw::HypervisorConnection* connection, const sbw::Policy& policy,
-                const std::shared_ptr<sbw::CommandLog>& log)
-        : gate(policy, log), server(&gate, log)
-    {
-        gate.setApprovalQueue(&queue);
-        for (sbw::McpTool& tool : sbw::workbenchTools(std::make_shared<sbw::McpSandboxes>(connection)))
-            server.addTool(std::move(tool));
-        session = server.openSession(QStringLiteral("stdio"));
-    }
-
-    void send(int id, const QString& method, const QJsonObject& params)
-    {
-        answer.reset();
-        server.handle(session,
-                      QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                                  {QStringLiteral("id"), id},
-                                  {QStringLiteral("method"), method},
-                                  {QStringLiteral("params"), params}},
-                      [this](const QJsonObject& reply) {
-                          answer = reply.value(QLatin1String("result")).toObject();
-                      });
-    }
-
-    void initialize(const QString& clientName)
-    {
-        send(1, QStringLiteral("initialize"),
-             {{QStringLiteral("protocolVersion"), QStringLiteral("2025-06-18")},
-              {QStringLiteral("clientInfo"), QJsonObject{{QStringLiteral("name"), clientName}}}});
-    }
-
-    sbw::ApprovalQueue queue;
-    sbw::PolicyGate gate;
-    sbw::McpServer server;
-    QString session;
-    std::optional<QJsonObject> answer;
-};
 
 } // namespace
 
@@ -956,7 +916,7 @@ print(total)
             "rules": [{"kinds": ["exec"], "decision": "ask"}, {"decision": "allow"}]}}})",
             QStringLiteral("policy"));
         QVERIFY(policy.ok());
-        GatedServer mcp(m_connection.get(), policy.value(), log.value());
+        sbw::test::GatedMcpServer mcp(m_connection.get(), policy.value(), log.value());
         sbw::ApprovalPause pause(m_connection.get(), log.value());
         mcp.gate.setApprovalPause(&pause);
         mcp.initialize(QStringLiteral("pauser"));
@@ -1077,7 +1037,7 @@ print(total)
             {"decision": "allow"}]})",
             QStringLiteral("policy"));
         QVERIFY(policy.ok());
-        GatedServer mcp(m_connection.get(), policy.value(), log.value());
+        sbw::test::GatedMcpServer mcp(m_connection.get(), policy.value(), log.value());
         mcp.initialize(QStringLiteral("swapper"));
         QVERIFY(mcp.answer);
         const auto write = [&](int id, const QString& path) {
