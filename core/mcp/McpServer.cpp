@@ -32,6 +32,16 @@ using namespace mcp;
 
 namespace {
 
+/// A call's row command: the guest path for file actions, the step with its page for browse
+/// actions ("navigate https://…", "click e2 on https://…": their path is only the page the
+/// policy judges), else the command (exec: with its variables).
+QString rowCommand(const ActionRequest& request)
+{
+    if (request.path.isEmpty() || request.kind == ActionKind::Browse)
+        return commandWithEnvironment(request);
+    return request.path;
+}
+
 /// The row's end of a call cancelled before it ran (`why`: who cancelled, or how its client went).
 ActionEnd cancelledBeforeItRan(const QString& why)
 {
@@ -445,8 +455,7 @@ void McpServer::runAllowed(quint64 number, const McpTool& tool, const McpCall& a
     start.sandbox = call.request.sandbox;
     start.actor = call.request.actor;
     start.kind = call.request.kind;
-    start.command =
-        call.request.path.isEmpty() ? commandWithEnvironment(call.request) : call.request.path;
+    start.command = rowCommand(call.request);
     if (!call.request.inputFiles.isEmpty()) {
         // A comment line in Python and sh alike, so the row's command is still the script.
         QStringList names;
@@ -533,8 +542,7 @@ void McpServer::logUnrun(const McpCall& call, const McpTool& tool, const ActionE
     start.sandbox = call.request.sandbox;
     start.actor = call.request.actor;
     start.kind = tool.kind;
-    start.command =
-        call.request.path.isEmpty() ? commandWithEnvironment(call.request) : call.request.path;
+    start.command = rowCommand(call.request);
     start.workdir = call.request.workdir;
     LoggedAction row(m_log, start);
     row.finish(end);
