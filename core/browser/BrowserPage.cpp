@@ -302,25 +302,36 @@ void BrowserPage::mouseClick(double x, double y, std::function<void(Expected<Bro
     });
 }
 
-void BrowserPage::step(Action action, bool settleAfter, Done done)
+void BrowserPage::step(Action action, bool settleAfter, Done finished)
 {
     if (!m_session)
-        return done(makeError(QStringLiteral("the browser session is gone")));
-    readState([this, action, settleAfter, done](Expected<PageState> before) {
+        return finished(makeError(QStringLiteral("the browser session is gone")));
+    // A page that crashed or was closed during the step fails it with why, whatever its calls
+    // made of that (the wait for a load takes a failed poll for the end of the load).
+    const int losses = m_session->pageLosses();
+    const QPointer<BrowserSession> session = m_session;
+    const Done done = [session, losses, finished](Expected<BrowserStep> step) {
+        if (session && session->pageLosses() != losses)
+            return finished(makeError(session->lastPageLoss()));
+        finished(std::move(step));
+    };
+    readState([this, action, settleAfter, losses, done](Expected<PageState> before) {
         if (!before)
             return done(before.error());
-        action([this, before = before.value(), settleAfter, done](Expected<BrowserStep> acted) {
-            const auto report = [this, before, acted, done] {
+        action([this, before = before.value(), settleAfter, losses, done](Expected<BrowserStep> acted) {
+            if (!acted)
+                return done(acted.error());
+            const auto report = [this, before, acted, losses, done] {
+                if (!m_session || m_session->pageLosses() != losses)
+                    return done(makeError(QStringLiteral("the browser session is gone")));
                 readState([before, acted, done](Expected<PageState> after) {
-                    if (!acted)
-                        return done(acted.error());
                     BrowserStep result = acted.value();
                     result.before = before;
                     result.after = after ? after.value() : before;
                     done(result);
                 });
             };
-            if (settleAfter && acted)
+            if (settleAfter)
                 QTimer::singleShot(kSettlePollMs, this, [this, report] { settle(kSettleLimitPolls, report); });
             else
                 report();

@@ -46,6 +46,10 @@ public:
     QString workspaceName() const;
     std::shared_ptr<Workspace> workspace() const { return m_workspace; }
     State state() const { return m_state; }
+    /// How often the page went away (crashed, closed) under this session, and why it last did:
+    /// a step that sees the count change fails with that reason.
+    int pageLosses() const { return m_pageLosses; }
+    QString lastPageLoss() const { return m_lastPageLoss; }
 
     /// Connects (starting the guest's browser first when none runs) unless ready; `done` gets
     /// the outcome. Errors: the image has no browser, the guest is not running, the browser
@@ -53,7 +57,8 @@ public:
     void ensureReady(Done done);
     /// Sends a CDP command to the page (connecting first when needed).
     void call(const QString& method, const QJsonObject& params, CdpClient::Reply reply);
-    /// Ends the connection (the guest's browser keeps running).
+    /// Ends the connection (the guest's browser keeps running): commands in flight and callers
+    /// waiting for ensureReady() get `reason` as their error at once.
     void close(const QString& reason = QStringLiteral("closed"));
 
 Q_SIGNALS:
@@ -69,7 +74,13 @@ private:
     void attach();
     void attachTo(const QString& targetId);
     void becomeReady(const QString& sessionId);
+    void replaceCrashedPage();
     void finishStart(Expected<void> result);
+    void receive(const QString& method, const QJsonObject& params, const QString& sessionId);
+    /// The page went away under us (crashed, closed): ends the connection with `reason`, which
+    /// the next call() gets when no call in flight did.
+    void pageGone(const QString& reason);
+    void end(const QString& reason, bool tellNextCall);
     void setState(State state);
 
     std::shared_ptr<Workspace> m_workspace;
@@ -79,6 +90,12 @@ private:
     QPointer<CdpTunnel> m_tunnel;
     QPointer<CdpClient> m_client;
     QString m_sessionId; ///< the page's flat CDP session
+    QString m_targetId;  ///< the page's target
+    bool m_pageCrashed = false; ///< starting: the page being attached to has crashed
+    bool m_replacedPage = false; ///< starting: a crashed page was replaced once already
+    QString m_unreported; ///< why the page went away, for the next call() when nobody heard it
+    int m_pageLosses = 0;
+    QString m_lastPageLoss;
     QList<Done> m_waiting;
 };
 

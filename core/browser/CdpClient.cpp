@@ -45,6 +45,17 @@ void CdpClient::close()
     m_socket->close();
 }
 
+void CdpClient::abandon(const QString& reason)
+{
+    m_socket->disconnect(this);
+    m_open = false;
+    m_deadlines.stop();
+    const auto pending = std::exchange(m_pending, {});
+    m_socket->abort();
+    for (const Pending& call : pending)
+        call.reply(makeError(reason));
+}
+
 void CdpClient::send(const QString& method, const QJsonObject& params, const QString& sessionId, Reply reply)
 {
     if (!m_open) {

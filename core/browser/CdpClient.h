@@ -39,7 +39,12 @@ public:
     /// opened() or closed() follows.
     void open(const QUrl& url, const QList<std::pair<QByteArray, QByteArray>>& headers);
     void close();
+    /// Ends the connection without closed(): every command in flight gets `reason` as its error
+    /// at once (the owner knows why it gives up: the page crashed), later sends fail.
+    void abandon(const QString& reason);
     bool isOpen() const { return m_open; }
+    /// Whether commands wait for their answers.
+    bool hasPending() const { return !m_pending.isEmpty(); }
 
     /// Sends `method` with `params` (to the page session `sessionId`, or the browser when
     /// empty); `reply` gets the result object, or an error ("Page.navigate: Cannot navigate

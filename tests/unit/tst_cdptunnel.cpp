@@ -428,6 +428,41 @@ private Q_SLOTS:
         QCOMPARE(reply.calls, 1);
     }
 
+    void abandonFailsCommandsInFlightAtOnceWithTheReason()
+    {
+        // The owner learned why the page will not answer (it crashed): its commands fail now,
+        // with that reason, not after kCommandTimeout; closed() is not emitted for it.
+        FakeGuestBrowser guest;
+        QVERIFY(guest.start());
+        CdpTunnel tunnel(guest.takeTunnelFd(), kPath);
+        CdpClient client;
+        QVERIFY(openThrough(client, tunnel));
+        QSignalSpy closed(&client, &CdpClient::closed);
+
+        ReplyRecord evaluate;
+        ReplyRecord capture;
+        client.send(QStringLiteral("Runtime.evaluate"), json(R"({"expression": "1"})"), QStringLiteral("S"), evaluate.callback());
+        client.send(QStringLiteral("Page.captureScreenshot"), {}, QStringLiteral("S"), capture.callback());
+        QTRY_COMPARE_WITH_TIMEOUT(guest.messages.size(), 2, kTimeoutMs);
+        QVERIFY(client.hasPending());
+        client.abandon(QStringLiteral("the page crashed (out of memory?)"));
+        QCOMPARE(evaluate.calls, 1);
+        QCOMPARE(evaluate.errorMessage(), QStringLiteral("the page crashed (out of memory?)"));
+        QCOMPARE(capture.calls, 1);
+        QCOMPARE(capture.errorMessage(), QStringLiteral("the page crashed (out of memory?)"));
+        QVERIFY(!client.hasPending());
+        QVERIFY(!client.isOpen());
+
+        // A late answer reaches nobody; a later command fails at once.
+        FakeGuestBrowser::answer(guest.messages.at(0), json(R"({"result": {}})"));
+        ReplyRecord after;
+        client.send(QStringLiteral("Page.reload"), {}, QStringLiteral("S"), after.callback());
+        QCOMPARE(after.errorMessage(), QStringLiteral("Page.reload: the DevTools connection is not open"));
+        QTest::qWait(0);
+        QCOMPARE(evaluate.calls, 1);
+        QCOMPARE(closed.count(), 0);
+    }
+
     void browserClosingTheWebSocketGivesItsReason()
     {
         FakeGuestBrowser guest;
