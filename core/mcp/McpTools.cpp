@@ -611,9 +611,12 @@ Expected<std::shared_ptr<BrowserSession>> McpSandboxes::browser(const QString& n
     auto workspace = this->workspace(name);
     if (!workspace)
         return workspace.error();
-    std::lock_guard lock(m_mutex);
-    if (auto found = m_browsers.find(name); found != m_browsers.end() && found->second->workspace() == workspace.value())
-        return found->second;
+    {
+        std::lock_guard lock(m_mutex);
+        if (auto found = m_browsers.find(name); found != m_browsers.end() && found->second->workspace() == workspace.value())
+            return found->second;
+    }
+    // Made without the lock: the main thread, which makes it, may itself wait for the lock.
     const bool kvm = m_connection->accelerator() == Accelerator::Kvm;
     const auto make = [&] {
         return std::shared_ptr<BrowserSession>(new BrowserSession(workspace.value(), std::chrono::seconds(kvm ? 30 : 120)),
@@ -625,8 +628,12 @@ Expected<std::shared_ptr<BrowserSession>> McpSandboxes::browser(const QString& n
         session = make();
     else
         QMetaObject::invokeMethod(home, [&] { session = make(); }, Qt::BlockingQueuedConnection);
-    m_browsers[name] = session;
-    return session;
+    // Another call may have made one meanwhile: the first kept wins, this one is dropped.
+    std::lock_guard lock(m_mutex);
+    std::shared_ptr<BrowserSession>& kept = m_browsers[name];
+    if (!kept || kept->workspace() != workspace.value())
+        kept = session;
+    return kept;
 }
 
 void McpSandboxes::adopt(std::shared_ptr<Workspace> workspace)
