@@ -162,10 +162,12 @@ void BrowserSession::becomeReady(const QString& sessionId)
 {
     m_sessionId = sessionId;
     m_pageCrashed = false;
+    m_inspecting = true;
     const QJsonObject downloads{{QStringLiteral("behavior"), QStringLiteral("allow")},
                                 {QStringLiteral("downloadPath"), QString::fromLatin1(browser_launch::kDownloadDir)}};
     m_client->send(QStringLiteral("Browser.setDownloadBehavior"), downloads, {}, [](Expected<QJsonObject>) {});
     m_client->send(QStringLiteral("Inspector.enable"), {}, m_sessionId, [this](Expected<QJsonObject> inspecting) {
+        m_inspecting = false;
         if (!inspecting)
             return finishStart(inspecting.error());
         if (m_pageCrashed)
@@ -220,8 +222,9 @@ void BrowserSession::receive(const QString& method, const QJsonObject& params, c
 void BrowserSession::pageGone(const QString& reason)
 {
     if (m_state == State::Starting) {
-        // Attaching: a crashed page is replaced once Inspector.enable has answered.
-        if (reason == kPageCrashed)
+        // Attaching: a page found crashed is replaced once Inspector.enable has answered; one
+        // whose renderer dies after that (a renderer that cannot start) fails the start.
+        if (reason == kPageCrashed && m_inspecting)
             m_pageCrashed = true;
         else
             finishStart(makeError(reason));

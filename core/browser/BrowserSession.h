@@ -92,6 +92,7 @@ private:
     QString m_sessionId; ///< the page's flat CDP session
     QString m_targetId;  ///< the page's target
     bool m_pageCrashed = false; ///< starting: the page being attached to has crashed
+    bool m_inspecting = false; ///< starting: Inspector.enable has not answered yet
     bool m_replacedPage = false; ///< starting: a crashed page was replaced once already
     QString m_unreported; ///< why the page went away, for the next call() when nobody heard it
     int m_pageLosses = 0;
