@@ -189,8 +189,9 @@ int create(Command& c)
                                    QStringLiteral("R"), QStringLiteral("minimal"));
     const QCommandLineOption vcpus(QStringLiteral("vcpus"), QStringLiteral("vCPUs."),
                                    QStringLiteral("N"), QStringLiteral("1"));
-    const QCommandLineOption memory(QStringLiteral("memory"), QStringLiteral("Memory, MiB."),
-                                    QStringLiteral("MIB"), QStringLiteral("512"));
+    const QCommandLineOption memory(QStringLiteral("memory"),
+                                    QStringLiteral("Memory, MiB (default 512; 1024 for the browser image)."),
+                                    QStringLiteral("MIB"));
     const QCommandLineOption disk(QStringLiteral("disk"), QStringLiteral("Disk size, GiB."),
                                   QStringLiteral("GIB"), QStringLiteral("4"));
     const QCommandLineOption network(QStringLiteral("network"), QStringLiteral("none, nat or allowlist (HTTP(S) through the window's proxy; each destination by the policy's network rules)."),
@@ -210,7 +211,11 @@ int create(Command& c)
     settings.recipe = c.parser().value(image);
     bool ok1 = false, ok2 = false, ok3 = false, ok4 = false;
     settings.vcpus = c.parser().value(vcpus).toInt(&ok1);
-    settings.memoryMiB = c.parser().value(memory).toInt(&ok2);
+    settings.memoryMiB = defaultWorkspaceMemoryMiB(settings.recipe);
+    if (c.parser().isSet(memory))
+        settings.memoryMiB = c.parser().value(memory).toInt(&ok2);
+    else
+        ok2 = true;
     settings.diskGiB = c.parser().value(disk).toInt(&ok3);
     settings.cpuSharePercent = c.parser().value(cpuShare).toInt(&ok4);
     if (!ok1 || !ok2 || !ok3 || !ok4)

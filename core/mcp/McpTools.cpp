@@ -291,7 +291,7 @@ McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
         {{QStringLiteral("name"),
           stringSchema(QStringLiteral("1-40 of a-z, 0-9 and -, starting with a letter or digit."))},
          {QStringLiteral("memory_mib"),
-          integerSchema(QStringLiteral("Guest memory, MiB; default 512."), 128, 65536)},
+          integerSchema(QStringLiteral("Guest memory, MiB; default 512, 1024 for image browser."), 128, 65536)},
          {QStringLiteral("vcpus"), integerSchema(QStringLiteral("Guest vCPUs; default 1."), 1, 64)},
          {QStringLiteral("disk_gib"),
           integerSchema(QStringLiteral("Disk size, GiB; default 4 (at least the image's)."), 1,
@@ -338,11 +338,12 @@ McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
     tool.run = [sandboxes](const McpCall& call) {
         const Arguments arguments(call.arguments);
         WorkspaceSettings settings;
-        settings.memoryMiB =
-            arguments.integer(QStringLiteral("memory_mib"), 512, 128, 65536).value();
+        settings.recipe = arguments.string(QStringLiteral("image"), QStringLiteral("minimal")).value();
+        settings.memoryMiB = arguments
+                                 .integer(QStringLiteral("memory_mib"), defaultWorkspaceMemoryMiB(settings.recipe), 128, 65536)
+                                 .value();
         settings.vcpus = arguments.integer(QStringLiteral("vcpus"), 1, 1, 64).value();
         settings.diskGiB = arguments.integer(QStringLiteral("disk_gib"), 4, 1, 4096).value();
-        settings.recipe = arguments.string(QStringLiteral("image"), QStringLiteral("minimal")).value();
         parseWorkspaceNetwork(
             arguments.string(QStringLiteral("network"), QStringLiteral("none")).value(),
             &settings.network);

@@ -22,6 +22,11 @@ QString recordPath(const QString& name)
 
 } // namespace
 
+int defaultWorkspaceMemoryMiB(const QString& recipe)
+{
+    return recipe == QLatin1String("browser") ? 1024 : 512;
+}
+
 QString workspaceNetworkName(WorkspaceNetwork network)
 {
     switch (network) {

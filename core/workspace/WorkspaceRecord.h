@@ -39,6 +39,11 @@ struct WorkspaceSettings
     bool operator==(const WorkspaceSettings&) const = default;
 };
 
+/// The memory a workspace made from image `recipe` gets when none is asked for: 512 MiB, and
+/// 1024 for `browser`. In 512 MiB Chromium's renderer cannot start: the guest kernel's
+/// overcommit check refuses the address space it reserves, so every page crashes at once.
+int defaultWorkspaceMemoryMiB(const QString& recipe);
+
 /// One workspace as the workbench knows it. The libvirt domain's <metadata> is the source of
 /// truth (written by domainXml(), read back by workspaceRecordFromMetadata()); the same fields
 /// are kept as JSON in `<dataDir>/workspaces/<name>.json` for people and scripts.

@@ -108,6 +108,15 @@ private Q_SLOTS:
 
     void cleanup() { undefineAll(m_connection.handle()); }
 
+    void defaultMemoryIs512MiBAnd1024ForTheBrowserImage()
+    {
+        // Chromium's renderer cannot start in a 512 MiB guest (measured: every page crashed).
+        QCOMPARE(sbw::defaultWorkspaceMemoryMiB(QStringLiteral("minimal")), 512);
+        QCOMPARE(sbw::defaultWorkspaceMemoryMiB(QStringLiteral("python-data")), 512);
+        QCOMPARE(sbw::defaultWorkspaceMemoryMiB(QStringLiteral("browser")), 1024);
+        QCOMPARE(sbw::WorkspaceSettings().memoryMiB, 512);
+    }
+
     void metadataRoundTrip()
     {
         const sbw::DomainSpec spec = workspaceSpec(QStringLiteral("agent-1"));
