@@ -27,13 +27,6 @@ QByteArray chromiumArguments(quint16 proxyPort)
     return arguments;
 }
 
-QByteArray shellQuoted(const QByteArray& text)
-{
-    QByteArray quoted = text;
-    quoted.replace('\'', "'\\''");
-    return '\'' + quoted + '\'';
-}
-
 } // namespace
 
 QByteArray ensureRunningCommand(quint16 proxyPort)
@@ -75,22 +68,6 @@ Expected<DevToolsEndpoint> parseEndpoint(const QByteArray& output)
         return makeError(QStringLiteral("the browser did not report its DevTools port (it printed \"%1\")")
                              .arg(oneLineVisible(QString::fromUtf8(output), 200)));
     return DevToolsEndpoint{quint16(port), path};
-}
-
-QByteArray holdCommand(const QString& person)
-{
-    return "mkdir -p " + QByteArray(kRunDir) + " && printf %s " + shellQuoted(person.toUtf8()) + " >" +
-           QByteArray(kRunDir) + "/held";
-}
-
-QByteArray releaseCommand()
-{
-    return "rm -f " + QByteArray(kRunDir) + "/held";
-}
-
-QByteArray heldByCommand()
-{
-    return "cat " + QByteArray(kRunDir) + "/held 2>/dev/null; true";
 }
 
 } // namespace sbw::browser_launch

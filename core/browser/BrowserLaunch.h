@@ -18,7 +18,7 @@ namespace browser_launch {
 inline constexpr const char* kProfileDir = "/root/.cache/sbw-browser";
 /// Where downloads land (visible in the Files tab).
 inline constexpr const char* kDownloadDir = "/root/Downloads";
-/// The browser's run folder: pid, log, and `held` while a person has taken it over.
+/// The browser's run folder: its pid and log.
 inline constexpr const char* kRunDir = "/run/sbw-browser";
 /// The viewport of the page, CSS pixels; screenshots have this size.
 inline constexpr int kViewportWidth = 1280;
@@ -38,12 +38,6 @@ struct DevToolsEndpoint
 };
 /// Errors: "the browser did not report its DevTools port" with what it printed.
 Expected<DevToolsEndpoint> parseEndpoint(const QByteArray& output);
-
-/// Command lines for the person's take-over: the marker the agents' browser tools check.
-QByteArray holdCommand(const QString& person);
-QByteArray releaseCommand();
-/// Prints the name of the person holding the browser, nothing when nobody does.
-QByteArray heldByCommand();
 
 } // namespace browser_launch
 } // namespace sbw

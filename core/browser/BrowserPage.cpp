@@ -127,6 +127,12 @@ bool BrowserPage::isNavigableUrl(const QString& url)
                                 scheme == QLatin1String("file"));
 }
 
+QString BrowserPage::typeCommand(const QString& text, const QString& ref)
+{
+    const QString quoted = QLatin1Char('"') + QString(text).replace(QLatin1Char('"'), QLatin1String("\\\"")) + QLatin1Char('"');
+    return ref.isEmpty() ? QStringLiteral("type %1").arg(quoted) : QStringLiteral("type %1 into %2").arg(quoted, ref);
+}
+
 void BrowserPage::navigate(const QString& url, Done done)
 {
     if (!isNavigableUrl(url))

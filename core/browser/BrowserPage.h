@@ -78,6 +78,9 @@ public:
     static bool isKnownKey(const QString& key);
     /// Whether navigate() accepts `url`.
     static bool isNavigableUrl(const QString& url);
+    /// How a log row names a type step: `type "text"`, or `type "text" into e3` (quotes in
+    /// the text escaped).
+    static QString typeCommand(const QString& text, const QString& ref);
 
 private:
     using Action = std::function<void(std::function<void(Expected<BrowserStep>)>)>;

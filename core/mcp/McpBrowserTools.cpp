@@ -5,11 +5,10 @@
 
 #include "base/Async.h"
 #include "base/DataPaths.h"
-#include "browser/BrowserLaunch.h"
+#include "browser/BrowserHold.h"
 #include "browser/BrowserPage.h"
 #include "browser/BrowserSession.h"
 #include "mcp/McpToolSchema.h"
-#include "workspace/Workspace.h"
 
 #include <QDir>
 #include <QFile>
@@ -40,19 +39,6 @@ Expected<BrowserStep> runStep(const std::shared_ptr<BrowserSession>& session, St
             });
         },
         kStepTimeout);
-}
-
-/// Who holds the workspace's browser, read in the guest: empty when nobody does.
-Expected<QString> heldBy(Workspace& workspace, std::chrono::steady_clock::time_point deadline)
-{
-    ExecRequest request;
-    request.command = browser_launch::heldByCommand();
-    QByteArray out;
-    request.onStdout = [&](QByteArrayView bytes) { out += bytes; };
-    const Expected<ExecStatus> status = workspace.exec(request, deadline);
-    if (!status)
-        return status.error();
-    return QString::fromUtf8(out).trimmed();
 }
 
 QJsonObject pageOutputSchema(const QJsonObject& more = {})
@@ -157,17 +143,11 @@ McpTool browserTool(std::shared_ptr<McpSandboxes> sandboxes, BrowserToolSpec spe
             return request;
         };
     tool.run = [sandboxes, spec](const McpCall& call) {
-        auto workspace = sandboxes->workspace(call.request.sandbox);
-        if (!workspace)
-            return McpToolResult::failure(workspace.error().message);
-        auto holder = heldBy(*workspace.value(), sandboxes->readyDeadline());
-        if (!holder)
-            return McpToolResult::failure(holder.error().message);
-        if (!holder.value().isEmpty())
+        if (const QString holder = browser_hold::heldBy(call.request.sandbox); !holder.isEmpty())
             return McpToolResult::failure(
                 QStringLiteral("denied: %1 has taken over the browser in the window; browser steps are refused "
                                "until they hand it back")
-                    .arg(holder.value()),
+                    .arg(holder),
                 Outcome::Denied);
         auto session = sandboxes->browser(call.request.sandbox);
         if (!session)
@@ -175,11 +155,6 @@ McpTool browserTool(std::shared_ptr<McpSandboxes> sandboxes, BrowserToolSpec spe
         return stepResult(call, runStep(session.value(), spec.start(Arguments(call.arguments))));
     };
     return tool;
-}
-
-QString quoted(const QString& text)
-{
-    return QLatin1Char('"') + QString(text).replace(QLatin1Char('"'), QLatin1String("\\\"")) + QLatin1Char('"');
 }
 
 } // namespace
@@ -290,8 +265,7 @@ QList<McpTool> mcpBrowserTools(std::shared_ptr<McpSandboxes> sandboxes)
                  return ref.error();
              if (!ref.value().isEmpty() && !BrowserPage::isReference(ref.value()))
                  return makeError(QStringLiteral("ref must be an element reference (e1, e2, … from browser_text)"));
-             return ref.value().isEmpty() ? QStringLiteral("type %1").arg(quoted(text.value()))
-                                          : QStringLiteral("type %1 into %2").arg(quoted(text.value()), ref.value());
+             return BrowserPage::typeCommand(text.value(), ref.value());
          },
          [](const Arguments& a) -> StepStart {
              const QString text = a.json().value(QStringLiteral("text")).toString();

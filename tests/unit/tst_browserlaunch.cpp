@@ -1,38 +1,14 @@
 // The guest browser's plain parts, without a guest: the DevTools endpoint parsed from what the
-// start command prints (DevToolsActivePort's two lines) and refused in any other shape; the
-// take-over marker's command lines, whose person name a real shell writes back byte for byte
-// however it is quoted; and the checks BrowserPage makes on an agent's arguments before any of
+// start command prints (DevToolsActivePort's two lines) and refused in any other shape, and the
+// checks BrowserPage makes on an agent's arguments before any of
 // them reaches the page (element references, key names, addresses).
 
 #include "browser/BrowserLaunch.h"
 #include "browser/BrowserPage.h"
 
-#include <QDir>
-#include <QFile>
-#include <QProcess>
-#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace sbw;
-
-namespace {
-
-/// Runs `command` with /bin/sh in `dir`, the guest's run folder (/run/sbw-browser) moved to
-/// `dir`/sbw-browser so that the host's /run is never touched; returns what it printed (stdout).
-QByteArray runInShell(QByteArray command, const QString& dir, int* exitCode = nullptr)
-{
-    command.replace(browser_launch::kRunDir, QFile::encodeName(dir + QStringLiteral("/sbw-browser")));
-    QProcess shell;
-    shell.setWorkingDirectory(dir);
-    shell.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QString::fromUtf8(command)});
-    if (!shell.waitForFinished(30000))
-        shell.kill();
-    if (exitCode)
-        *exitCode = shell.exitStatus() == QProcess::NormalExit ? shell.exitCode() : -1;
-    return shell.readAllStandardOutput();
-}
-
-} // namespace
 
 class TestBrowserLaunch : public QObject
 {
@@ -88,51 +64,6 @@ private Q_SLOTS:
                  qPrintable(endpoint.error().message));
         QCOMPARE(endpoint.error().message,
                  QStringLiteral("the browser did not report its DevTools port (it printed \"%1\")").arg(printed));
-    }
-
-    void holdCommandQuotesThePersonsName()
-    {
-        // The exact line the guest's shell gets: the apostrophe ends the single-quoted string,
-        // is written escaped, and a new single-quoted string goes on.
-        QCOMPARE(browser_launch::holdCommand(QStringLiteral("Ada O'Neil")),
-                 QByteArray("mkdir -p /run/sbw-browser && printf %s 'Ada O'\\''Neil' >/run/sbw-browser/held"));
-        QCOMPARE(browser_launch::releaseCommand(), QByteArray("rm -f /run/sbw-browser/held"));
-        QCOMPARE(browser_launch::heldByCommand(), QByteArray("cat /run/sbw-browser/held 2>/dev/null; true"));
-    }
-
-    void heldMarkerRoundTripsThroughAShell_data()
-    {
-        QTest::addColumn<QString>("person");
-        QTest::newRow("apostrophe") << QStringLiteral("Ada O'Neil");
-        QTest::newRow("shell syntax") << QStringLiteral("x'; touch injected; echo '$(touch injected) `touch injected` \"q\" \\ %s %d");
-        QTest::newRow("leading dash") << QStringLiteral("-n Bob");
-        QTest::newRow("non-ASCII") << QStringLiteral("Zoë Ølsen 李");
-    }
-
-    void heldMarkerRoundTripsThroughAShell()
-    {
-        // Whatever a person's name holds, the guest's shell must store it as data (printf %s:
-        // no format, no echo options) and heldByCommand() must print it back unchanged, or the
-        // agents' tools would name someone else. Nothing else may run: a broken quote would
-        // make `injected` beside the run folder.
-        QFETCH(QString, person);
-        QTemporaryDir dir;
-        QVERIFY(dir.isValid());
-
-        int exitCode = -1;
-        QCOMPARE(runInShell(browser_launch::heldByCommand(), dir.path(), &exitCode), QByteArray());
-        QCOMPARE(exitCode, 0); // nobody holds it: empty, and no failure
-
-        QCOMPARE(runInShell(browser_launch::holdCommand(person), dir.path(), &exitCode), QByteArray());
-        QCOMPARE(exitCode, 0);
-        QCOMPARE(QString::fromUtf8(runInShell(browser_launch::heldByCommand(), dir.path())), person);
-        QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList{QStringLiteral("sbw-browser")});
-        QCOMPARE(QDir(dir.filePath(QStringLiteral("sbw-browser"))).entryList(QDir::NoDotAndDotDot | QDir::AllEntries),
-                 QStringList{QStringLiteral("held")});
-
-        QCOMPARE(runInShell(browser_launch::releaseCommand(), dir.path(), &exitCode), QByteArray());
-        QCOMPARE(exitCode, 0);
-        QCOMPARE(runInShell(browser_launch::heldByCommand(), dir.path()), QByteArray());
     }
 
     void isReferenceAcceptsOnlyEAndUpToSixDigits_data()

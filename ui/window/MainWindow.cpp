@@ -6,7 +6,9 @@
 #include "approval/Policy.h"
 #include "approval/PolicyEditorDialog.h"
 #include "approval/PolicyGate.h"
+#include "approval/TerminalApprover.h"
 #include "base/Async.h"
+#include "browser/WorkspaceBrowserPage.h"
 #include "files/WorkspaceFilesPage.h"
 #include "guest/GuestSession.h"
 #include "guest/SftpClient.h"
@@ -76,6 +78,24 @@ const QString kStateSetting = QStringLiteral("window/state");
 const QString kSplitterGroup = QStringLiteral("window/splitters");
 /// Raised when the docks change so much that an old state would misplace them.
 constexpr int kStateVersion = 1;
+
+/// Makes `page` follow workspace `name`: `down` with the state while the guest is stopped,
+/// hibernated or crashed (what a page showed of it may no longer be true), `up` when it runs.
+void followGuest(WorkspaceManager* manager, const QString& name, QWidget* page,
+                 std::function<void(WorkspaceState)> down, std::function<void()> up)
+{
+    const auto follow = [down, up](WorkspaceState state) {
+        if (state == WorkspaceState::Stopped || state == WorkspaceState::Hibernated || state == WorkspaceState::Crashed)
+            down(state);
+        else if (state == WorkspaceState::Running)
+            up();
+    };
+    follow(manager->state(name));
+    QObject::connect(manager, &WorkspaceManager::stateChanged, page, [name, follow](const QString& changed, WorkspaceState state) {
+        if (changed == name)
+            follow(state);
+    });
+}
 
 } // namespace
 
@@ -525,22 +545,26 @@ void MainWindow::createWorkspaceTabs()
                 return std::shared_ptr<SftpClient>(client, [keep](SftpClient* c) { delete c; });
             });
             page->setCommandLog(m_commandLog, name); // transfers and deletes are log rows
-            // A stopped guest's tree would show entries that may no longer be true.
-            const auto follow = [page](WorkspaceState state) {
-                if (state == WorkspaceState::Stopped || state == WorkspaceState::Hibernated
-                    || state == WorkspaceState::Crashed)
-                    page->showGuestDown(
-                        tr("The workspace is %1; its files show here while it runs.")
-                            .arg(workspaceStateName(state)));
-                else if (state == WorkspaceState::Running)
-                    page->connectToGuest();
-            };
-            follow(manager->state(name));
-            connect(manager, &WorkspaceManager::stateChanged, page,
-                    [name, follow](const QString& changed, WorkspaceState state) {
-                        if (changed == name)
-                            follow(state);
-                    });
+            followGuest(manager, name, page,
+                        [page](WorkspaceState state) {
+                            page->showGuestDown(tr("The workspace is %1; its files show here while it runs.")
+                                                    .arg(workspaceStateName(state)));
+                        },
+                        [page] { page->connectToGuest(); });
+            return page;
+        },
+        tr("Select a workspace"), this);
+    m_browsers = new SandboxPageStack(
+        [this, manager](const QString& name) -> QWidget* {
+            auto* page = new WorkspaceBrowserPage(name, [manager, name] { return manager->workspace(name); },
+                                                  TerminalApprover::localUserName());
+            page->setCommandLog(m_commandLog); // the person's steps are log rows
+            followGuest(manager, name, page,
+                        [page](WorkspaceState state) {
+                            page->showGuestDown(tr("The workspace is %1; its browser shows here while it runs.")
+                                                    .arg(workspaceStateName(state)));
+                        },
+                        [page] { page->connectToBrowser(); });
             return page;
         },
         tr("Select a workspace"), this);
@@ -553,6 +577,7 @@ void MainWindow::createWorkspaceTabs()
     m_workspaceTabs->addTab(m_workspacePane, tr("&Workspace"));
     m_workspaceTabs->addTab(m_terminals, tr("&Terminal"));
     m_workspaceTabs->addTab(m_files, tr("&Files"));
+    m_workspaceTabs->addTab(m_browsers, tr("&Browser"));
     m_workspaceTabs->addTab(m_consoles, tr("Serial &Console"));
     if (m_commandLog) {
         m_networks = new SandboxPageStack(
@@ -584,7 +609,7 @@ void MainWindow::createWorkspaceTabs()
         QStringList listed;
         for (const auto& entry : m_workspaces->workspaces())
             listed.append(entry.record.name);
-        for (SandboxPageStack* stack : {m_terminals, m_files, m_consoles, m_networks})
+        for (SandboxPageStack* stack : {m_terminals, m_files, m_browsers, m_consoles, m_networks})
             for (const QString& name : stack ? stack->sandboxes() : QStringList())
                 if (!listed.contains(name))
                     stack->removeSandbox(name);

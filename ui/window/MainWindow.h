@@ -68,6 +68,7 @@ public:
     QTabWidget* workspaceTabs() const { return m_workspaceTabs; }
     SandboxPageStack* terminals() const { return m_terminals; }
     SandboxPageStack* files() const { return m_files; }
+    SandboxPageStack* browsers() const { return m_browsers; }
     SandboxPageStack* consoles() const { return m_consoles; }
     /// The workspaces' Network tabs (NetworkPane); null without a command log.
     SandboxPageStack* networks() const { return m_networks; }
@@ -150,6 +151,7 @@ private:
     QTabWidget* m_workspaceTabs = nullptr;
     SandboxPageStack* m_terminals = nullptr;
     SandboxPageStack* m_files = nullptr;
+    SandboxPageStack* m_browsers = nullptr;
     SandboxPageStack* m_consoles = nullptr;
     SandboxPageStack* m_networks = nullptr;
     StatsSampler* m_sampler;
