@@ -33,6 +33,7 @@
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
@@ -132,6 +133,7 @@ private Q_SLOTS:
     void layoutIsRestoredByTheNextWindow();
     void runImageAndLimitsAreRestored();
     void newWorkspaceStartsNowAndRemembersItsChoices();
+    void newWorkspaceMemoryFollowsTheImage();
 
 private:
     test::TemporarySettings m_settings; ///< never the person's settings
@@ -553,6 +555,26 @@ void TestMainWindow::newWorkspaceStartsNowAndRemembersItsChoices()
     name->setText(QStringLiteral("agent-2"));
     QCOMPARE(dialog.findChild<QLabel*>(QStringLiteral("nameProblem"))->text(), QString());
     QVERIFY(ok->isEnabled());
+}
+
+void TestMainWindow::newWorkspaceMemoryFollowsTheImage()
+{
+    QSettings().remove(QStringLiteral("newWorkspace"));
+    NewWorkspaceDialog dialog;
+    auto* image = dialog.findChild<QComboBox*>(QStringLiteral("imageBox"));
+    auto* memory = dialog.findChild<QSpinBox*>(QStringLiteral("memoryBox"));
+    const auto choose = [image](const char* recipe) { image->setCurrentIndex(image->findData(QLatin1String(recipe))); };
+    QCOMPARE(memory->value(), 512);
+    // The browser image's default (its renderer does not start in 512 MiB), and back.
+    choose("browser");
+    QCOMPARE(dialog.settings().memoryMiB, 1024);
+    choose("minimal");
+    QCOMPARE(dialog.settings().memoryMiB, 512);
+    // A memory the person chose stays whatever the image.
+    memory->setValue(768);
+    choose("browser");
+    QCOMPARE(dialog.settings().memoryMiB, 768);
+    QCOMPARE(dialog.settings().recipe, QStringLiteral("browser"));
 }
 
 // Not QTEST_MAIN: libvirt's event loop needs prepareProcess() before the application exists

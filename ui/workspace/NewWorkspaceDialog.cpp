@@ -47,6 +47,14 @@ NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
     m_cpuShare->setValue(defaults.cpuSharePercent);
     connect(m_vcpus, &QSpinBox::valueChanged, this,
             [this](int vcpus) { m_cpuShare->setMaximum(100 * vcpus); });
+    // The memory follows the image's default (the browser needs more) unless the person has
+    // set another value than the previous image's default.
+    m_recipeShown = m_recipe->currentRecipe();
+    connect(m_recipe, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_memory->value() == defaultWorkspaceMemoryMiB(m_recipeShown))
+            m_memory->setValue(defaultWorkspaceMemoryMiB(m_recipe->currentRecipe()));
+        m_recipeShown = m_recipe->currentRecipe();
+    });
     m_name->setObjectName(QStringLiteral("nameEdit"));
     m_recipe->setObjectName(QStringLiteral("imageBox"));
     m_vcpus->setObjectName(QStringLiteral("vcpusBox"));

@@ -46,6 +46,7 @@ private:
     ImageTemplateBox* m_recipe;
     QSpinBox* m_vcpus;
     QSpinBox* m_memory;
+    QString m_recipeShown; ///< the image whose default memory m_memory may show
     QSpinBox* m_disk;
     QSpinBox* m_cpuShare;
     QComboBox* m_network;
