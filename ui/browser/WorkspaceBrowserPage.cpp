@@ -65,6 +65,7 @@ WorkspaceBrowserPage::WorkspaceBrowserPage(QString workspaceName, WorkspaceProvi
         const QString url = m_address->text().trimmed();
         if (!BrowserPage::isNavigableUrl(url))
             return setStatus(tr("\"%1\" is not an http, https or file address.").arg(url));
+        m_address->setModified(false); // from now on it shows where the page is
         enqueue({QStringLiteral("navigate %1").arg(url),
                  [url](BrowserPage& page, BrowserPage::Done done) { page.navigate(url, std::move(done)); }, false});
     });
@@ -180,7 +181,7 @@ void WorkspaceBrowserPage::refreshPage()
 void WorkspaceBrowserPage::showPageState(const PageState& state)
 {
     m_url = state.url;
-    if (!m_address->hasFocus())
+    if (!m_address->isModified()) // an address the person is typing stays
         m_address->setText(state.url);
     m_title->setText(state.title.isEmpty() ? state.url : state.title);
 }
