@@ -7,6 +7,7 @@
 // this process), and a denial returns the reason. Every step is a command-log row with the
 // page's address before and after it.
 #include "GatedMcpServer.h"
+#include "McpSdkClient.h"
 #include "LoopbackHttpServer.h"
 #include "TestEnvironment.h"
 #include "approval/Policy.h"
@@ -21,7 +22,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QtEndian>
@@ -87,23 +87,8 @@ class TestBrowser : public QObject
     {
         const QJsonObject config{{QStringLiteral("transport"), QStringLiteral("stdio")},
                                  {QStringLiteral("command"), QStringLiteral(SBW_CLI_PATH)},
-                                 {QStringLiteral("args"), QJsonArray{QStringLiteral("mcp"), QStringLiteral("--policy"), policyPath()}},
-                                 {QStringLiteral("steps"), steps}};
-        QProcess node;
-        node.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        node.start(QStringLiteral("node"), {QStringLiteral(SBW_MCP_CLIENT_DIR "/client.mjs"),
-                                            QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact))});
-        if (!node.waitForFinished(900000) || node.exitCode() != 0) {
-            qWarning("client failed: %s", node.readAllStandardOutput().constData());
-            return {};
-        }
-        QList<QJsonObject> lines;
-        for (const QByteArray& line : node.readAllStandardOutput().split('\n'))
-            if (!line.isEmpty())
-                lines.append(QJsonDocument::fromJson(line).object());
-        if (!lines.isEmpty())
-            lines.removeFirst();
-        return lines;
+                                 {QStringLiteral("args"), QJsonArray{QStringLiteral("mcp"), QStringLiteral("--policy"), policyPath()}}};
+        return sbw::test::runSdkClient(QStringLiteral(SBW_MCP_CLIENT_DIR), config, steps);
     }
 
     void removeWorkspace(const QString& name)

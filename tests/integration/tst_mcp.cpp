@@ -8,6 +8,7 @@
 // of a reply, and file paths resolved in the guest (symlinks, `..`) before the policy sees them.
 
 #include "GatedMcpServer.h"
+#include "McpSdkClient.h"
 #include "TestEnvironment.h"
 #include "approval/ApprovalPause.h"
 #include "approval/ApprovalQueue.h"
@@ -193,25 +194,9 @@ class TestMcp : public QObject
 
     /// Runs the SDK client with `config` plus `steps`; returns its JSON lines after the first
     /// (the server's info), one per step.
-    QList<QJsonObject> client(QJsonObject config, const QJsonArray& steps)
+    QList<QJsonObject> client(const QJsonObject& config, const QJsonArray& steps)
     {
-        config.insert(QStringLiteral("steps"), steps);
-        QProcess node;
-        node.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        node.start(QStringLiteral("node"),
-                   {QStringLiteral(SBW_MCP_CLIENT_DIR "/client.mjs"),
-                    QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact))});
-        if (!node.waitForFinished(900000) || node.exitCode() != 0) {
-            qWarning("client failed: %s", node.readAllStandardOutput().constData());
-            return {};
-        }
-        QList<QJsonObject> lines;
-        for (const QByteArray& line : node.readAllStandardOutput().split('\n'))
-            if (!line.isEmpty())
-                lines.append(QJsonDocument::fromJson(line).object());
-        if (!lines.isEmpty())
-            lines.removeFirst();
-        return lines;
+        return sbw::test::runSdkClient(QStringLiteral(SBW_MCP_CLIENT_DIR), config, steps);
     }
 
     QJsonObject http() const

@@ -1,0 +1,16 @@
+#pragma once
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+namespace sbw::test {
+
+/// Runs the MCP test client on the official TypeScript SDK (`clientDir`/client.mjs, installed by
+/// packaging/setup.sh) with `config` (transport, command or url, …) and `steps`, and waits for
+/// it (at most 15 minutes). Returns its JSON lines after the first (the server's info), one per
+/// step; empty, with a warning naming what the client printed, when it failed.
+QList<QJsonObject> runSdkClient(const QString& clientDir, QJsonObject config, const QJsonArray& steps);
+
+} // namespace sbw::test
