@@ -115,6 +115,8 @@ private Q_SLOTS:
         m_workspace = std::move(created.value());
         QVERIFY(m_workspace->start().ok());
         QCOMPARE(exec("cat >/root/form.html && echo put", kFormPage), QByteArray("put\n"));
+        QCOMPARE(exec("cat >/root/other.html && echo put", "<!doctype html><title>Other</title><h1>Other</h1>\n"),
+                 QByteArray("put\n"));
         auto log = sbw::CommandLog::open(m_data.filePath(QStringLiteral("log.sqlite")));
         QVERIFY(log.ok());
         m_log = log.value();
@@ -226,6 +228,18 @@ private Q_SLOTS:
                             QStringLiteral("agent (browsing-agent) | read text on %1 | succeeded | %2").arg(kForm, same),
                             QStringLiteral("agent (browsing-agent) | click e3 on %1 | succeeded | %2").arg(kForm, same),
                         }));
+
+        // A hidden tab asks for no frames (each costs the guest an encode); shown again, it
+        // shows the page as it is now.
+        tab.hide();
+        frames.clear();
+        const QJsonObject other =
+            agentCall(agent, 6, QStringLiteral("browser_navigate"), {{QStringLiteral("url"), QStringLiteral("file:///root/other.html")}});
+        QVERIFY2(!other.value(QLatin1String("isError")).toBool(), qPrintable(text(other)));
+        QCOMPARE(frames.size(), 0);
+        tab.show();
+        QTRY_VERIFY_WITH_TIMEOUT(!frames.isEmpty(), 60000);
+        QCOMPARE(tab.pageTitle(), QStringLiteral("Other"));
     }
 };
 

@@ -121,23 +121,45 @@ void WorkspaceBrowserPage::connectToBrowser()
     updateControls();
 }
 
+void WorkspaceBrowserPage::onReady()
+{
+    setStatus(m_held ? QString() : tr("Watching. Take Over to click, type and navigate yourself."));
+    if (isVisible())
+        startScreencast();
+    updateControls();
+}
+
 /// Asks for screencast frames (sent when the page changes, whoever changed it) and shows the
 /// page as it is now.
-void WorkspaceBrowserPage::onReady()
+void WorkspaceBrowserPage::startScreencast()
 {
     const QJsonObject screencast{{QStringLiteral("format"), QStringLiteral("jpeg")},
                                  {QStringLiteral("quality"), 80},
                                  {QStringLiteral("maxWidth"), browser_launch::kViewportWidth},
                                  {QStringLiteral("maxHeight"), browser_launch::kViewportHeight}};
     m_session->call(QStringLiteral("Page.startScreencast"), screencast, [](Expected<QJsonObject>) {});
-    setStatus(m_held ? QString() : tr("Watching. Take Over to click, type and navigate yourself."));
     refreshPage();
-    updateControls();
+}
+
+void WorkspaceBrowserPage::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_session && m_session->state() == BrowserSession::State::Ready)
+        startScreencast();
+}
+
+void WorkspaceBrowserPage::hideEvent(QHideEvent* event)
+{
+    QWidget::hideEvent(event);
+    if (m_session && m_session->state() == BrowserSession::State::Ready)
+        m_session->call(QStringLiteral("Page.stopScreencast"), {}, [](Expected<QJsonObject>) {});
 }
 
 void WorkspaceBrowserPage::onPageEvent(const QString& method, const QJsonObject& params)
 {
     if (method == QLatin1String("Page.screencastFrame")) {
+        if (!isVisible())
+            return; // sent before the stop (hideEvent) arrived
         const QJsonObject metadata = params.value(QStringLiteral("metadata")).toObject();
         showFrame(QByteArray::fromBase64(params.value(QStringLiteral("data")).toString().toLatin1()),
                   {metadata.value(QStringLiteral("deviceWidth")).toDouble(), metadata.value(QStringLiteral("deviceHeight")).toDouble()});

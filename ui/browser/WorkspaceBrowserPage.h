@@ -73,6 +73,11 @@ Q_SIGNALS:
     /// A person's step ended (`error` empty when it succeeded).
     void stepFinished(const QString& command, const QString& error);
 
+protected:
+    /// Frames are asked for only while the tab shows: each costs the guest an encode.
+    void showEvent(QShowEvent* event) override;
+    void hideEvent(QHideEvent* event) override;
+
 private:
     using StepStart = std::function<void(BrowserPage&, BrowserPage::Done)>;
     /// A person's step waiting its turn: steps run one at a time, in order.
@@ -88,6 +93,7 @@ private:
     };
 
     void onReady();
+    void startScreencast();
     void onPageEvent(const QString& method, const QJsonObject& params);
     void showFrame(const QByteArray& base64, const QSizeF& pageSize);
     void refreshPage();
