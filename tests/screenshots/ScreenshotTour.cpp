@@ -1,19 +1,22 @@
 // sbw-screenshot-tour: the README's screenshots of the real window on real microVMs, as a new
-// user has it after a few minutes: three workspaces (one paused), commands and a checkpoint, a
-// terminal, an ephemeral run that gave back a table and a chart, and an agent connected over
-// MCP whose two actions wait for approval. Each pane is grabbed at every window size given.
+// user has it after a few minutes: four workspaces (one paused), commands and a checkpoint, a
+// terminal, a sign-up form filled in by the person in a workspace's browser, an ephemeral run
+// that gave back a table and a chart, and an agent connected over MCP whose two actions wait
+// for approval. Each pane is grabbed at every window size given.
 //
 //     sbw-screenshot-tour [--keep] [--suffix TEXT] OUTDIR WIDTHxHEIGHT...
 //
 // writes OUTDIR/<pane>-<W>x<H><suffix>.png and new-workspace-dialog<suffix>.png. Workspaces
-// agent-1, data-lab and scratch are made (and started) when missing, and removed at the end
-// unless --keep. Started by tests/screenshots/take-screenshots.sh under Xvfb, with settings and
+// agent-1, data-lab, scratch and web (browser image) are made (and started) when missing, and
+// removed at the end unless --keep. Started by tests/screenshots/take-screenshots.sh under Xvfb, with settings and
 // data in a temporary home.
 
 #include "agents/AgentsPane.h"
 #include "approval/ApprovalQueue.h"
 #include "files/FileTreeModel.h"
 #include "files/FileTreePane.h"
+#include "browser/BrowserView.h"
+#include "browser/WorkspaceBrowserPage.h"
 #include "files/WorkspaceFilesPage.h"
 #include "hypervisor/ConnectionUri.h"
 #include "hypervisor/HypervisorConnection.h"
@@ -39,6 +42,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QSettings>
@@ -59,13 +63,28 @@ struct WorkspaceSpec
     int vcpus;
     int memoryMiB;
     WorkspaceNetwork network;
+    QString recipe = QStringLiteral("minimal");
 };
 
 const QList<WorkspaceSpec> kWorkspaces = {
     {QStringLiteral("agent-1"), 1, 512, WorkspaceNetwork::None},
     {QStringLiteral("data-lab"), 2, 1024, WorkspaceNetwork::Nat},
     {QStringLiteral("scratch"), 1, 256, WorkspaceNetwork::None},
+    {QStringLiteral("web"), 1, 1024, WorkspaceNetwork::None, QStringLiteral("browser")},
 };
+
+/// The page the person fills in, in the Browser tab of workspace web; places in CSS pixels.
+const QByteArray kSignupPage =
+    "<!doctype html><html><head><title>Sign up</title><style>"
+    "body{margin:0;font-family:sans-serif;background:#f4f6fa}"
+    "header{background:#2050c0;color:white;padding:24px 48px;font-size:28px}"
+    "#name{position:absolute;left:48px;top:160px;width:320px;height:36px;font-size:18px}"
+    "#send{position:absolute;left:400px;top:160px;width:120px;height:42px;font-size:18px}"
+    "#out{position:absolute;left:48px;top:230px;font-size:22px}"
+    "</style></head><body><header>Sign up for the newsletter</header>"
+    "<label style=\"position:absolute;left:48px;top:130px\">Your name</label><input id=\"name\">"
+    "<button id=\"send\" onclick=\"document.getElementById('out').textContent = 'Welcome, ' + "
+    "document.getElementById('name').value + '!'\">Send</button><p id=\"out\"></p></body></html>\n";
 
 /// The ephemeral run: a table and a chart (SVG, no libraries needed) under out/.
 const QString kRunScript =
@@ -116,6 +135,7 @@ public:
     void runScript();
     void connectAgent();
     void shootEveryPane(QSize size);
+    void shootBrowser();
     void shootNewWorkspaceDialog();
     void removeWorkspaces();
 
@@ -153,6 +173,7 @@ bool Tour::makeWorkspaces()
         WorkspaceSettings settings;
         settings.vcpus = spec.vcpus;
         settings.memoryMiB = spec.memoryMiB;
+        settings.recipe = spec.recipe;
         settings.network = spec.network;
         QSignalSpy finished(m_window.workspaceActions(), &WorkspaceActions::operationFinished);
         m_window.workspaceActions()->create(spec.name, settings, true);
@@ -188,6 +209,14 @@ void Tour::useWorkspaces(bool made)
     }
     select(QStringLiteral("agent-1"), m_window.workspacePane());
     typeCommand(QStringLiteral("mkdir -p project && printf 'print(6 * 7)\\n' > project/main.py"));
+
+    if (auto web = manager->workspace(QStringLiteral("web"))) {
+        ExecRequest request;
+        request.command = "cat >/root/signup.html";
+        request.stdinData = kSignupPage;
+        if (auto put = web->exec(request, std::chrono::steady_clock::now() + std::chrono::minutes(2)); !put)
+            fail(put.error().message);
+    }
 
     select(QStringLiteral("scratch"), m_window.workspacePane());
     if (canPause(manager->state(QStringLiteral("scratch")))) {
@@ -361,6 +390,8 @@ void Tour::shootEveryPane(QSize size)
     QTest::qWait(500); // the rows paint
     shoot(&m_window, QStringLiteral("files"));
 
+    shootBrowser();
+
     // The console shows what comes after it attached: Enter brings the root shell's prompt.
     select(QStringLiteral("agent-1"), m_window.consoles());
     auto* console =
@@ -383,6 +414,33 @@ void Tour::shootEveryPane(QSize size)
     showDocks({"resourceDock", "commandLogDock", "approvalDock", "agentsDock"});
     shoot(&m_window, QStringLiteral("every-dock"));
     showDocks({});
+}
+
+/// The person has taken over web's browser, opened the sign-up page, typed a name and sent it.
+void Tour::shootBrowser()
+{
+    select(QStringLiteral("web"), m_window.browsers());
+    auto* page = qobject_cast<WorkspaceBrowserPage*>(m_window.browsers()->page(QStringLiteral("web")));
+    waitFor([&] { return page->takeOverButton()->isEnabled(); }, 300, QStringLiteral("web's browser"));
+    if (page->pageTitle() != QLatin1String("Sign up")) {
+        if (!page->isHeld())
+            page->takeOver();
+        page->addressLine()->setText(QStringLiteral("file:///root/signup.html"));
+        QTest::keyClick(page->addressLine(), Qt::Key_Return);
+        waitFor([&] { return page->pageTitle() == QLatin1String("Sign up"); }, 120, QStringLiteral("the sign-up page"));
+        // A point of the view that shows CSS pixel (x, y) of the 1280-pixel-wide page.
+        const auto at = [page](int x, int y) {
+            const QRectF frame = page->view()->frameRect();
+            const double scale = frame.width() / 1280;
+            return (frame.topLeft() + QPointF(x * scale, y * scale)).toPoint();
+        };
+        QTest::mouseClick(page->view(), Qt::LeftButton, {}, at(200, 178));
+        QTest::keyClicks(page->view(), QStringLiteral("Ada Lovelace"));
+        QTest::mouseClick(page->view(), Qt::LeftButton, {}, at(460, 181));
+        waitFor([&] { return !page->isStepPending(); }, 120, QStringLiteral("the person's steps"));
+        QTest::qWait(3000); // the last frame arrives
+    }
+    shoot(&m_window, QStringLiteral("browser"));
 }
 
 void Tour::shootNewWorkspaceDialog()

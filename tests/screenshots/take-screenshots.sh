@@ -6,7 +6,7 @@
 # user's settings and data; the guest images come from the shared cache) on qemu:///session:
 # for a normal user a daemon of its own, started in that home, so that no other sandbox shows
 # (root has one session daemon, which programs of root share: their sandboxes show too). It
-# makes the workspaces agent-1, data-lab and scratch, runs a
+# makes the workspaces agent-1, data-lab, scratch and web (the browser image), runs a
 # script that gives back a table and a chart, connects an agent over MCP, and grabs each pane
 # at 1280x800 and 1920x1080, then once more at 1280x800 with QT_SCALE_FACTOR=2 (2560x1600) to
 # check high-DPI layouts; the workspaces are removed at the end.
@@ -18,7 +18,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 out=${1:-docs/screenshots}
-workspaces=(agent-1 data-lab scratch)
+workspaces=(agent-1 data-lab scratch web)
 
 packaging/setup.sh app
 cmake --build --preset default --target sbw-screenshot-tour
