@@ -13,10 +13,12 @@
 #include "workspace/WorkspaceDomains.h"
 
 #include <QCommandLineParser>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <cstdio>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace sbw {
@@ -41,8 +43,9 @@ const char kUsage[] =
     "                             poweroff over SSH), forced off after S s (30; 0 forces at\n"
     "                             once); says which on stderr; exits 1 when forced\n"
     "                             (unflushed writes lost)\n"
-    "  exec NAME [--workdir DIR] [--timeout S] [--output-cap BYTES] -- CMD [ARGS...]\n"
-    "                             defaults: /root, no timeout, 64M per stream; exits with\n"
+    "  exec NAME [--workdir DIR] [--timeout S] [--output-cap BYTES] [--stdin] -- CMD [ARGS...]\n"
+    "                             defaults: /root, no timeout, 64M per stream; --stdin (-i)\n"
+    "                             passes sbw's stdin (read to its end first); exits with\n"
     "                             CMD's status (124 timeout, 137 output cap; a limit that\n"
     "                             ended CMD is named on stderr); the workspace's\n"
     "                             environment variables are set\n"
@@ -355,6 +358,26 @@ int stop(Command& c)
     return 0;
 }
 
+/// All of sbw's stdin.
+Expected<QByteArray> readStdin()
+{
+    QFile in;
+    if (!in.open(stdin, QIODevice::ReadOnly))
+        return makeError(QStringLiteral("cannot read stdin: %1").arg(in.errorString()));
+    QByteArray bytes = in.readAll();
+    if (in.error() != QFileDevice::NoError)
+        return makeError(QStringLiteral("cannot read stdin: %1").arg(in.errorString()));
+    return bytes;
+}
+
+/// Whether stdin is a file or pipe with bytes waiting (not a terminal, not /dev/null, not
+/// empty): what a person piping into exec without --stdin would lose.
+bool stdinHasData()
+{
+    int waiting = 0;
+    return !isatty(STDIN_FILENO) && ioctl(STDIN_FILENO, FIONREAD, &waiting) == 0 && waiting > 0;
+}
+
 int exec(Command& c)
 {
     const QCommandLineOption workdir(QStringLiteral("workdir"),
@@ -368,9 +391,13 @@ int exec(Command& c)
                                                       "each, then kill the command; K, M, G "
                                                       "suffixes (default 64M, 0 = none)."),
                                        QStringLiteral("BYTES"), QStringLiteral("64M"));
-    c.parser().addOptions({workdir, timeout, outputCap});
+    const QCommandLineOption passStdin(QStringList{QStringLiteral("i"), QStringLiteral("stdin")},
+                                       QStringLiteral("Pass sbw's stdin to the command (read to its end "
+                                                      "before the command starts); without it the "
+                                                      "command's stdin is empty."));
+    c.parser().addOptions({workdir, timeout, outputCap, passStdin});
     const QString synopsis = QStringLiteral(
-        "sbw ws exec NAME [--workdir DIR] [--timeout S] [--output-cap BYTES] -- CMD [ARGS...]");
+        "sbw ws exec NAME [--workdir DIR] [--timeout S] [--output-cap BYTES] [--stdin] -- CMD [ARGS...]");
     if (auto done = c.parse(-1, synopsis))
         return *done;
     const QStringList positionals = c.parser().positionalArguments();
@@ -397,6 +424,14 @@ int exec(Command& c)
     options.workdir = c.parser().value(workdir);
     options.timeout = std::chrono::seconds(seconds);
     options.outputCapBytes = *cap;
+    if (c.parser().isSet(passStdin)) {
+        auto input = readStdin();
+        if (!input)
+            return fail(input.error().message);
+        options.stdinData = input.value();
+    } else if (stdinHasData()) {
+        std::fprintf(stderr, "sbw: stdin is not passed to the command; add --stdin (-i) to pass it\n");
+    }
     options.onOutput = [](OutputStream stream, QByteArrayView bytes) {
         writeAll(stream == OutputStream::Stdout ? STDOUT_FILENO : STDERR_FILENO, bytes);
     };

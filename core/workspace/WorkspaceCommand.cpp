@@ -124,6 +124,7 @@ WorkspaceCommandResult runWorkspaceCommand(Workspace& workspace,
     ExecRequest request;
     request.command = options.shellCommand;
     request.timeout = options.timeout;
+    request.stdinData = options.stdinData;
     // The session watches the caller's flag and the output cap's.
     request.cancel = &cap.passed();
     request.cancel.add(options.cancel);

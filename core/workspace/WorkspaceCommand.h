@@ -32,6 +32,7 @@ struct WorkspaceCommandOptions
     qint64 outputCapBytes = RunOptions::kDefaultOutputCapBytes;
     /// Output as it arrives (after the cap), on the session's I/O thread.
     std::function<void(OutputStream, QByteArrayView)> onOutput;
+    QByteArray stdinData; ///< written to the command's stdin, then end of file
     const std::atomic_bool* cancel = nullptr; ///< set to true: the command is killed
     std::chrono::steady_clock::time_point readyDeadline; ///< how long to wait for a starting guest
     std::shared_ptr<CommandLog> log; ///< null: not logged

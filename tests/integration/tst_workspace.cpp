@@ -43,10 +43,14 @@ struct Output
     int exitCode = -1;
 };
 
-Output sbwWs(const QStringList& arguments)
+/// Runs `sbw ws ARGUMENTS` with `input` on a pipe as its stdin, or the file `inputFile`.
+Output sbwWs(const QStringList& arguments, const QByteArray& input = {}, const QString& inputFile = {})
 {
     QProcess process;
+    if (!inputFile.isEmpty())
+        process.setStandardInputFile(inputFile);
     process.start(QStringLiteral(SBW_CLI_PATH), QStringList{QStringLiteral("ws")} + arguments);
+    process.write(input);
     process.closeWriteChannel();
     if (!process.waitForFinished(300000))
         return {};
@@ -519,6 +523,33 @@ private Q_SLOTS:
                  0);
         QCOMPARE(sbwWs({QStringLiteral("env"), kName, QStringLiteral("list")}).out,
                  QByteArray("GREETING=it's me\n"));
+
+        // --stdin passes sbw's stdin, every byte; without it the command's stdin is empty, and
+        // sbw says that bytes waiting there were not passed.
+        QByteArray bytes;
+        for (int i = 0; i < 300000; ++i)
+            bytes += char((i * 31 + i / 256) % 256);
+        const Output piped = sbwWs({QStringLiteral("exec"), kName, QStringLiteral("--stdin"), QStringLiteral("--"),
+                                    QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("sha256sum | cut -c1-64")},
+                                   bytes);
+        QCOMPARE(piped.exitCode, 0);
+        QCOMPARE(piped.out, QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex() + "\n");
+        QTemporaryDir inputDir;
+        const QString inputFile = inputDir.filePath(QStringLiteral("page.html"));
+        QFile page(inputFile);
+        QVERIFY(page.open(QIODevice::WriteOnly) && page.write("<p>hi</p>\n") == 10);
+        page.close();
+        const Output unpassed = sbwWs({QStringLiteral("exec"), kName, QStringLiteral("--"), QStringLiteral("wc"),
+                                       QStringLiteral("-c")},
+                                      {}, inputFile);
+        QCOMPARE(unpassed.exitCode, 0);
+        QCOMPARE(unpassed.out, QByteArray("0\n"));
+        QCOMPARE(unpassed.err, QByteArray("sbw: stdin is not passed to the command; add --stdin (-i) to pass it\n"));
+        const Output passed = sbwWs({QStringLiteral("exec"), kName, QStringLiteral("-i"), QStringLiteral("--"),
+                                     QStringLiteral("wc"), QStringLiteral("-c")},
+                                    {}, inputFile);
+        QCOMPARE(passed.out, QByteArray("10\n"));
+        QCOMPARE(passed.err, QByteArray());
 
         // A limit that ends a command is named on stderr and in the row.
         const Output timedOut = sbwWs({QStringLiteral("exec"), kName, QStringLiteral("--timeout"),
