@@ -10,7 +10,7 @@ const char* const kKeys[] = {"id", "started", "ended", "sandbox", "actor", "acto
                              "command", "workdir", "exit_status", "signal", "outcome", "error",
                              "duration_ms", "stdout_bytes", "stderr_bytes", "stdout_capped",
                              "stderr_capped", "approval", "approver", "network_address",
-                             "bytes_sent", "bytes_received", "url_before", "url_after"};
+                             "bytes_sent", "bytes_received", "url_before", "url_after", "files"};
 
 QJsonValue timeValue(const QDateTime& time)
 {
@@ -80,6 +80,7 @@ QJsonObject toJson(const ActionRecord& r)
     o.insert(QLatin1String("bytes_received"), r.bytesReceived);
     o.insert(QLatin1String("url_before"), r.urlBefore);
     o.insert(QLatin1String("url_after"), r.urlAfter);
+    o.insert(QLatin1String("files"), r.artifactsDir);
     return o;
 }
 
