@@ -105,6 +105,21 @@ McpToolResult stepResult(const McpCall& call, const Expected<BrowserStep>& step)
     return result;
 }
 
+/// A step refused because a person holds the browser: the agent reads "denied: " and why; the
+/// row says denied with why, on the page the step would have acted on (a navigation's page
+/// before it is not read: the browser is the person's).
+McpToolResult heldRefusal(const McpCall& call, const QString& holder, bool navigates)
+{
+    const QString why = QStringLiteral("%1 has taken over the browser in the window; browser steps are refused until "
+                                       "they hand it back")
+                            .arg(holder);
+    McpToolResult result = McpToolResult::failure(QStringLiteral("denied: ") + why, Outcome::Denied);
+    result.end.error = why;
+    if (!navigates)
+        result.end.urlBefore = result.end.urlAfter = call.request.path;
+    return result;
+}
+
 McpTool browserTool(std::shared_ptr<McpSandboxes> sandboxes, BrowserToolSpec spec)
 {
     McpTool tool;
@@ -144,11 +159,7 @@ McpTool browserTool(std::shared_ptr<McpSandboxes> sandboxes, BrowserToolSpec spe
         };
     tool.run = [sandboxes, spec](const McpCall& call) {
         if (const QString holder = browser_hold::heldBy(call.request.sandbox); !holder.isEmpty())
-            return McpToolResult::failure(
-                QStringLiteral("denied: %1 has taken over the browser in the window; browser steps are refused "
-                               "until they hand it back")
-                    .arg(holder),
-                Outcome::Denied);
+            return heldRefusal(call, holder, spec.navigates);
         auto session = sandboxes->browser(call.request.sandbox);
         if (!session)
             return McpToolResult::failure(session.error().message);

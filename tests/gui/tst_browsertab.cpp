@@ -216,15 +216,20 @@ private Q_SLOTS:
         QVERIFY(rows.ok());
         QStringList story;
         for (const sbw::ActionRecord& row : rows.value())
-            story.prepend(QStringLiteral("%1 | %2 | %3 | %4 -> %5")
-                              .arg(row.actor.display(), row.command, sbw::outcomeName(row.outcome), row.urlBefore, row.urlAfter));
+            story.prepend(QStringLiteral("%1 | %2 | %3 | %4 -> %5%6")
+                              .arg(row.actor.display(), row.command, sbw::outcomeName(row.outcome), row.urlBefore, row.urlAfter,
+                                   row.error.isEmpty() ? QString() : QStringLiteral(" | ") + row.error));
         const QString same = QStringLiteral("%1 -> %1").arg(kForm);
         QCOMPARE(story, QStringList({
                             QStringLiteral("agent (browsing-agent) | navigate %1 | succeeded | about:blank -> %1").arg(kForm),
-                            QStringLiteral("agent (browsing-agent) | read text on %1 | denied |  -> ").arg(kForm),
+                            QStringLiteral("person | take over on %1 | succeeded | %2").arg(kForm, same),
+                            QStringLiteral("agent (browsing-agent) | read text on %1 | denied | %2 | alice has taken over the "
+                                           "browser in the window; browser steps are refused until they hand it back")
+                                .arg(kForm, same),
                             QStringLiteral("person | click at 250,320 on %1 | succeeded | %2").arg(kForm, same),
                             QStringLiteral("person | type \"Ada\" on %1 | succeeded | %2").arg(kForm, same),
                             QStringLiteral("person | click at 200,424 on %1 | succeeded | %2").arg(kForm, same),
+                            QStringLiteral("person | hand back on %1 | succeeded | %2").arg(kForm, same),
                             QStringLiteral("agent (browsing-agent) | read text on %1 | succeeded | %2").arg(kForm, same),
                             QStringLiteral("agent (browsing-agent) | click e3 on %1 | succeeded | %2").arg(kForm, same),
                         }));

@@ -213,6 +213,7 @@ void WorkspaceBrowserPage::takeOver()
     if (auto taken = browser_hold::take(m_name, m_person); !taken)
         return setStatus(tr("Cannot take over: %1").arg(taken.error().message));
     m_held = true;
+    logMoment(QStringLiteral("take over"));
     setStatus(tr("You hold the browser: click and type into the page. Agents' browser steps are refused until you "
                  "hand it back."));
     updateControls();
@@ -223,8 +224,22 @@ void WorkspaceBrowserPage::handBack()
     browser_hold::release(m_name);
     m_held = false;
     m_steps.clear();
+    logMoment(QStringLiteral("hand back"));
     setStatus(m_session ? tr("Watching. Take Over to click, type and navigate yourself.") : m_status->text());
     updateControls();
+}
+
+/// A row for a moment of the take-over: from Take Over to Hand Back the agents' steps are
+/// refused, and the log shows why.
+void WorkspaceBrowserPage::logMoment(const QString& command)
+{
+    ActionStart start;
+    start.sandbox = m_name;
+    start.kind = ActionKind::Browse;
+    start.command = m_url.isEmpty() ? command : command + QStringLiteral(" on ") + m_url;
+    ActionEnd end = LoggedAction::endOf(Expected<void>());
+    end.urlBefore = end.urlAfter = m_url;
+    LoggedAction(m_log, start).finish(end);
 }
 
 void WorkspaceBrowserPage::enqueue(Step step)

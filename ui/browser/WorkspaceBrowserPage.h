@@ -98,6 +98,7 @@ private:
     void showFrame(const QByteArray& base64, const QSizeF& pageSize);
     void refreshPage();
     void showPageState(const PageState& state);
+    void logMoment(const QString& command);
     void enqueue(Step step);
     void type(const QString& text);
     void runNextStep();
