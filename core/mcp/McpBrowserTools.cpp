@@ -105,16 +105,13 @@ McpToolResult stepResult(const McpCall& call, const Expected<BrowserStep>& step)
     return result;
 }
 
-/// A step refused because a person holds the browser: the agent reads "denied: " and why; the
-/// row says denied with why, on the page the step would have acted on (a navigation's page
-/// before it is not read: the browser is the person's).
+/// A step refused because a person holds the browser: a denied row on the page the step would
+/// have acted on (a navigation's page before it is not read: the browser is the person's).
 McpToolResult heldRefusal(const McpCall& call, const QString& holder, bool navigates)
 {
-    const QString why = QStringLiteral("%1 has taken over the browser in the window; browser steps are refused until "
-                                       "they hand it back")
-                            .arg(holder);
-    McpToolResult result = McpToolResult::failure(QStringLiteral("denied: ") + why, Outcome::Denied);
-    result.end.error = why;
+    McpToolResult result = McpToolResult::denied(
+        QStringLiteral("%1 has taken over the browser in the window; browser steps are refused until they hand it back")
+            .arg(holder));
     if (!navigates)
         result.end.urlBefore = result.end.urlAfter = call.request.path;
     return result;

@@ -110,6 +110,13 @@ McpToolResult McpToolResult::failure(const QString& message, Outcome outcome)
     return result;
 }
 
+McpToolResult McpToolResult::denied(const QString& reason)
+{
+    McpToolResult result = failure(QStringLiteral("denied: ") + reason, Outcome::Denied);
+    result.end.error = reason;
+    return result;
+}
+
 QJsonObject McpTool::definition() const
 {
     QJsonObject tool{{QStringLiteral("name"), name},
@@ -434,8 +441,7 @@ void McpServer::askGate(quint64 number, const McpTool& tool, McpCall call)
         if (!decision.allowed) {
             const QString reason =
                 decision.reason.isEmpty() ? QStringLiteral("no reason given") : decision.reason;
-            self->answer(number, McpToolResult::failure(QStringLiteral("denied: ") + reason,
-                                                        Outcome::Denied));
+            self->answer(number, McpToolResult::denied(reason));
             return;
         }
         self->runAllowed(number, tool, call, decision);

@@ -45,6 +45,9 @@ struct McpToolResult
     QList<mcp::McpResource> resources;
 
     static McpToolResult failure(const QString& message, Outcome outcome = Outcome::Error);
+    /// A call that did not run: the agent reads "denied: REASON", the row says denied with
+    /// REASON.
+    static McpToolResult denied(const QString& reason);
 };
 
 /// A tool the MCP server offers (tools/list) and runs (tools/call).
