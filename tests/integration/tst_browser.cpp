@@ -11,6 +11,7 @@
 #include "LoopbackHttpServer.h"
 #include "TestEnvironment.h"
 #include "approval/Policy.h"
+#include "browser/BrowserHold.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "log/CommandLog.h"
 #include "workspace/Workspace.h"
@@ -231,6 +232,41 @@ private Q_SLOTS:
         QCOMPARE(kept.readAll(), png);
         QCOMPARE(rows.at(0).actor.kind, sbw::Actor::Kind::Agent);
         QCOMPARE(rows.at(0).actor.name, QStringLiteral("sbw-test-client"));
+    }
+
+    /// A person holding the browser in a window (this process, as the window would) refuses the
+    /// steps of an agent in another program (`sbw mcp`), each a denied row; handed back, the
+    /// agent's steps run again.
+    void heldBrowserRefusesAnotherProgramsAgent()
+    {
+        const QString form = QStringLiteral("file:///root/form.html");
+        QVERIFY(sbw::browser_hold::take(kPlain, QStringLiteral("alice")).ok());
+        const QList<QJsonObject> refused = client({
+            call(QStringLiteral("browser_navigate"), {{QStringLiteral("url"), form}}, kPlain),
+            call(QStringLiteral("browser_click"), {{QStringLiteral("ref"), QStringLiteral("e2")}}, kPlain),
+        });
+        sbw::browser_hold::release(kPlain);
+        QCOMPARE(refused.size(), 2);
+        const QString why = QStringLiteral("alice has taken over the browser in the window; browser steps are refused "
+                                           "until they hand it back");
+        for (const QJsonObject& result : refused) {
+            QVERIFY(result.value(QLatin1String("isError")).toBool());
+            QCOMPARE(text(result), QStringLiteral("denied: ") + why);
+        }
+        const QList<QJsonObject> after = client({call(QStringLiteral("browser_text"), {}, kPlain)});
+        QCOMPARE(after.size(), 1);
+        QVERIFY2(!after[0].value(QLatin1String("isError")).toBool(), qPrintable(text(after[0])));
+
+        const QList<sbw::ActionRecord> rows = browseRows(kPlain);
+        QStringList story;
+        for (const sbw::ActionRecord& row : rows.mid(rows.size() - 3))
+            story << QStringLiteral("%1 | %2 | %3 -> %4 | %5")
+                         .arg(row.command, sbw::outcomeName(row.outcome), row.urlBefore, row.urlAfter, row.error);
+        QCOMPARE(story, QStringList({
+                            QStringLiteral("navigate %1 | denied |  ->  | %2").arg(form, why),
+                            QStringLiteral("click e2 on %1 | denied | %1 -> %1 | %2").arg(form, why),
+                            QStringLiteral("read text on %1 | succeeded | %1 -> %1 | ").arg(form),
+                        }));
     }
 
     /// A browse rule that denies: the agent reads the rule, and the page stays where it was.
