@@ -234,8 +234,8 @@ private Q_SLOTS:
                             QStringLiteral("agent (browsing-agent) | click e3 on %1 | succeeded | %2").arg(kForm, same),
                         }));
 
-        // A hidden tab asks for no frames (each costs the guest an encode); shown again, it
-        // shows the page as it is now.
+        // A hidden tab shows no frames (it stops the screencast, which this does not observe:
+        // frames still in flight are dropped too); shown again, it shows the page as it is now.
         tab.hide();
         frames.clear();
         const QJsonObject other =
