@@ -1,5 +1,6 @@
 #include "CliWorkspace.h"
 
+#include "approval/Policy.h"
 #include "base/DataPaths.h"
 #include "base/TerminationSignals.h"
 #include "base/WriteAll.h"
@@ -57,6 +58,11 @@ const char kUsage[] =
     "  checkpoint NAME CHECKPOINT [--note TEXT]\n"
     "  checkpoint NAME --list [--json] | checkpoint NAME --delete CHECKPOINT\n"
     "  revert NAME CHECKPOINT [--yes]\n"
+    "  fork NAME NEW [--from CHECKPOINT] [--json]\n"
+    "                             a new workspace NEW from NAME's disk, and its memory\n"
+    "                             when it runs (its processes go on in NEW), or from\n"
+    "                             checkpoint CHECKPOINT; NEW gets NAME's checkpoints,\n"
+    "                             variables and policy rules; NAME keeps running\n"
     "  rm NAME [--yes]\n"
     "common options: --connect URI\n\n"
     "states: stopped -start-> running -pause-> paused -resume-> running;\n"
@@ -268,7 +274,8 @@ int list(Command& c)
     QList<QStringList> rows{{QStringLiteral("NAME"), QStringLiteral("STATE"),
                              QStringLiteral("VCPUS"), QStringLiteral("MEMORY"),
                              QStringLiteral("DISK"), QStringLiteral("NETWORK"),
-                             QStringLiteral("IMAGE"), QStringLiteral("CREATED")}};
+                             QStringLiteral("IMAGE"), QStringLiteral("CREATED"),
+                             QStringLiteral("ORIGIN")}};
     for (const WorkspaceRecord& record : records.value()) {
         auto domain = lookupWorkspaceDomain(c.connection().handle(), record.name);
         const QString state = workspaceStateName(domain ? readWorkspaceState(domain->get())
@@ -283,7 +290,8 @@ int list(Command& c)
                             QStringLiteral("%1 GiB").arg(record.settings.diskGiB),
                             workspaceNetworkName(record.settings.network),
                             record.settings.recipe,
-                            record.created.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm"))};
+                            record.created.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
+                            record.origin.describe()};
     }
     if (c.parser().isSet(json)) {
         printJson(array);
@@ -593,6 +601,42 @@ int revert(Command& c)
     return 0;
 }
 
+int fork(Command& c)
+{
+    const QCommandLineOption from(QStringLiteral("from"),
+                                  QStringLiteral("Fork from checkpoint CHECKPOINT of NAME."),
+                                  QStringLiteral("CHECKPOINT"));
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print the fork's record as JSON."));
+    c.parser().addOptions({from, json});
+    if (auto done = c.parse(2, QStringLiteral("sbw ws fork NAME NEW [--from CHECKPOINT] [--json]")))
+        return *done;
+    auto workspace = c.open();
+    if (!workspace)
+        return fail(workspace.error().message);
+    const QString checkpoint = c.parser().value(from);
+    const QString detail = checkpoint.isEmpty() ? c.arg(1)
+                                                : QStringLiteral("%1 from checkpoint %2").arg(c.arg(1), checkpoint);
+    LoggedAction logAction(commandLog(), cliAction(c.arg(0), ActionKind::Fork, detail));
+    auto forked = workspace.value()->fork(c.arg(1), checkpoint);
+    logAction.finish(forked ? ActionEnd{} : LoggedAction::endOf(Expected<void>(forked.error())));
+    if (!forked)
+        return fail(forked.error().message);
+    if (auto copied = Policy::copyWorkspace(Policy::defaultPath(), c.arg(0), c.arg(1)); !copied)
+        std::fprintf(stderr, "sbw: warning: the fork has no copy of the policy rules: %s\n",
+                     qPrintable(copied.error().message));
+    Workspace& fork = *forked.value();
+    if (c.parser().isSet(json)) {
+        QJsonObject object = fork.record().toJson();
+        object.remove(QStringLiteral("environment"));
+        object.insert(QStringLiteral("state"), workspaceStateName(fork.state()));
+        printJson(object);
+    } else {
+        std::printf("forked %s into %s (%s)\n", qPrintable(c.arg(0)), qPrintable(c.arg(1)),
+                    qPrintable(workspaceStateName(fork.state())));
+    }
+    return 0;
+}
+
 int rm(Command& c)
 {
     const QCommandLineOption yes(QStringLiteral("yes"), QStringLiteral("Do not ask."));
@@ -645,6 +689,8 @@ int workspaceCommand(const QStringList& arguments)
         return revert(c);
     if (sub == QLatin1String("rm"))
         return rm(c);
+    if (sub == QLatin1String("fork"))
+        return fork(c);
     for (const char* verb : {"start", "wake", "pause", "resume", "hibernate"})
         if (sub == QLatin1String(verb))
             return lifecycle(c, sub);

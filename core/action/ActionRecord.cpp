@@ -36,7 +36,7 @@ constexpr std::array<std::pair<Actor::Kind, const char*>, 5> kActorKinds{{
     {Actor::Kind::Guest, "guest"},
 }};
 
-constexpr std::array<std::pair<ActionKind, const char*>, 21> kActionKinds{{
+constexpr std::array<std::pair<ActionKind, const char*>, 22> kActionKinds{{
     {ActionKind::Exec, "exec"},
     {ActionKind::Run, "run"},
     {ActionKind::FileWrite, "file-write"},
@@ -58,6 +58,7 @@ constexpr std::array<std::pair<ActionKind, const char*>, 21> kActionKinds{{
     {ActionKind::List, "list"},
     {ActionKind::Network, "network"},
     {ActionKind::Browse, "browse"},
+    {ActionKind::Fork, "fork"},
 }};
 
 constexpr std::array<std::pair<Outcome, const char*>, 8> kOutcomes{{

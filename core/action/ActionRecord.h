@@ -59,6 +59,8 @@ enum class ActionKind
     /// its subject (ActionRequest::path) is the page's address: the one navigated to, else
     /// the page the step acts on
     Browse,
+    /// a workspace forked (Workspace::fork); the row is the source's, its command names the fork
+    Fork,
 };
 QString actionKindName(ActionKind kind);                 ///< "exec", "run", "file-write", ...
 std::optional<ActionKind> actionKindFromName(const QString& name);

@@ -247,6 +247,22 @@ bool PolicyRule::matchesText(const QString& text) const
     return ::fnmatch(pattern.toUtf8().constData(), text.toUtf8().constData(), 0) == 0;
 }
 
+Expected<void> Policy::copyWorkspace(const QString& path, const QString& from, const QString& to)
+{
+    auto policy = load(path);
+    if (!policy)
+        return policy.error();
+    const bool hasRules = policy->workspaceRules.contains(from);
+    const bool hasPause = policy->workspacePauseWhileWaiting.contains(from);
+    if (!hasRules && !hasPause)
+        return {};
+    if (hasRules)
+        policy->workspaceRules.insert(to, policy->workspaceRules.value(from));
+    if (hasPause)
+        policy->workspacePauseWhileWaiting.insert(to, policy->workspacePauseWhileWaiting.value(from));
+    return policy->save(path);
+}
+
 QString Policy::defaultPath()
 {
     return paths::dataDir() + QStringLiteral("/policy.json");

@@ -190,6 +190,11 @@ public:
     /// dataDir()/policy.json
     static QString defaultPath();
 
+    /// Gives workspace `to` (a fork) a copy of workspace `from`'s own rules and pause setting in
+    /// the policy file at `path`, replacing any `to` had; nothing changes when `from` has none.
+    /// Errors: the file cannot be read or written.
+    static Expected<void> copyWorkspace(const QString& path, const QString& from, const QString& to);
+
     /// The decision for `request` (see the class comment).
     PolicyDecision decide(const ActionRequest& request) const { return verdict(request).decision; }
     /// The decision for `request` with the rule that made it.

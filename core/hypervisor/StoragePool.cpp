@@ -240,6 +240,51 @@ Expected<QString> StoragePool::createOverlay(const QString& name, const StagedIm
     return volumePath(vol.get());
 }
 
+Expected<QString> StoragePool::copyVolume(const QString& source, const QString& target)
+{
+    PoolPtr pool = lookupPool(m_conn);
+    if (!pool)
+        return virtError(QStringLiteral("storage pool %1 is missing").arg(QLatin1String(kName)));
+    const QByteArray sourceUtf8 = source.toUtf8();
+    VolPtr from(virStorageVolLookupByName(pool.get(), sourceUtf8.constData()));
+    if (!from)
+        return virtError(QStringLiteral("cannot find volume %1").arg(source));
+    if (auto removed = deleteVolume(target); !removed)
+        return removed.error();
+    // The new volume's own content is replaced whole by the copy; qcow2 only so that libvirt
+    // lists it with its format until the next refresh reads the copied header.
+    const QByteArray xml = volumeXml(target, 0, QStringLiteral("qcow2")).toUtf8();
+    VolPtr to(virStorageVolCreateXML(pool.get(), xml.constData(), 0));
+    if (!to)
+        return virtError(QStringLiteral("cannot create volume %1").arg(target));
+    StreamPtr down(virStreamNew(m_conn, 0));
+    StreamPtr up(virStreamNew(m_conn, 0));
+    if (!down || !up || virStorageVolDownload(from.get(), down.get(), 0, 0, 0) < 0 ||
+        virStorageVolUpload(to.get(), up.get(), 0, 0, 0) < 0) {
+        const Error error = virtError(QStringLiteral("cannot copy volume %1 to %2").arg(source, target));
+        deleteVolume(target);
+        return error;
+    }
+    QByteArray chunk(1 << 20, Qt::Uninitialized);
+    int got = 0;
+    while ((got = virStreamRecv(down.get(), chunk.data(), size_t(chunk.size()))) > 0) {
+        for (int sent = 0; sent < got;) {
+            const int n = virStreamSend(up.get(), chunk.constData() + sent, size_t(got - sent));
+            if (n < 0)
+                break;
+            sent += n;
+        }
+    }
+    if (got < 0 || virStreamFinish(down.get()) < 0 || virStreamFinish(up.get()) < 0) {
+        const Error error = virtError(QStringLiteral("copying volume %1 to %2 failed").arg(source, target));
+        virStreamAbort(down.get());
+        virStreamAbort(up.get());
+        deleteVolume(target);
+        return error;
+    }
+    return volumePath(to.get());
+}
+
 Expected<void> StoragePool::deleteVolume(const QString& name)
 {
     PoolPtr pool = lookupPool(m_conn);

@@ -47,6 +47,12 @@ public:
     Expected<QString> createOverlay(const QString& name, const StagedImage& base,
                                     qint64 virtualSize = 0);
 
+    /// Copies volume `source` byte for byte into a new volume `target` (replacing one of that
+    /// name) through the storage API (virStorageVolDownload into virStorageVolUpload), so a
+    /// qcow2 overlay keeps its backing image and its internal snapshots. The source must not be
+    /// open for writing (its domain stopped). Returns the new volume's path.
+    Expected<QString> copyVolume(const QString& source, const QString& target);
+
     /// Deletes volume `name`; succeeds when it does not exist.
     Expected<void> deleteVolume(const QString& name);
 

@@ -661,7 +661,7 @@ QList<McpTool> workbenchTools(std::shared_ptr<McpSandboxes> sandboxes)
                       &Workspace::pause),
         lifecycleTool(sandboxes, QStringLiteral("resume"), ActionKind::Resume,
                       QStringLiteral("Resumes a paused workspace."), &Workspace::resume),
-        checkpointTool(sandboxes)};
+        checkpointTool(sandboxes), forkWorkspaceTool(sandboxes)};
     return tools;
 }
 

@@ -48,7 +48,8 @@ private:
 };
 
 /// The workbench's tools, in the order tools/list shows them: run_code, list_workspaces,
-/// create_workspace, exec, read_file, write_file, list_files, pause, resume, checkpoint (the
+/// create_workspace, exec, read_file, write_file, list_files, the browser tools, pause, resume,
+/// checkpoint, fork_workspace (the
 /// servers add network_activity after them, McpNetworkTool.h).
 /// Inputs and outputs are described by their JSON Schemas (McpTool::inputSchema,
 /// outputSchema); text and file contents are UTF-8 unless a tool says base64.
@@ -58,6 +59,10 @@ QList<McpTool> workbenchTools(std::shared_ptr<McpSandboxes> sandboxes);
 /// browser_type and browser_key (a workspace's browser; McpBrowserTools.cpp), part of
 /// workbenchTools().
 QList<McpTool> mcpBrowserTools(std::shared_ptr<McpSandboxes> sandboxes);
+
+/// fork_workspace (Workspace::fork, the policy rules copied; McpForkTool.cpp), part of
+/// workbenchTools().
+McpTool forkWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes);
 
 /// read_file, write_file and list_files (SFTP on the workspace's session), part of
 /// workbenchTools().

@@ -29,30 +29,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const QLatin1String kOverlaySuffix(".qcow2");
 /// Each SSH connection attempt waits this long for the guest's banner; a restored guest may
 /// still be replacing the sshd of an older host connection, so a silent attempt is retried.
 constexpr std::chrono::seconds kAttemptTimeout(15);
 /// How long the guest agent may take to answer after a resume or restore.
 constexpr std::chrono::seconds kAgentTimeout(20);
-
-struct SnapshotDeleter
-{
-    void operator()(virDomainSnapshotPtr s) const { virDomainSnapshotFree(s); }
-};
-using SnapshotPtr = std::unique_ptr<virDomainSnapshot, SnapshotDeleter>;
-
-QString overlayVolumeName(const QString& name)
-{
-    return workspaceDomainName(name) + kOverlaySuffix;
-}
-
-/// The serial console's log lies in the pool beside the overlay: a folder on the daemon's host
-/// that exists for every connection.
-QString consoleLogVolumeName(const QString& name)
-{
-    return workspaceDomainName(name) + QLatin1String(".console.log");
-}
 
 QString snapshotXml(const QString& name, const QString& note)
 {
@@ -154,9 +135,9 @@ Expected<std::unique_ptr<Workspace>> Workspace::create(HypervisorConnection& con
     if (!staged)
         return staged.error();
     // An overlay without a domain is left from a failed create; it holds nothing of value.
-    if (auto removed = pool->deleteVolume(overlayVolumeName(name)); !removed)
+    if (auto removed = pool->deleteVolume(workspaceOverlayVolume(name)); !removed)
         return removed.error();
-    auto overlay = pool->createOverlay(overlayVolumeName(name), staged.value(), disk->bytes);
+    auto overlay = pool->createOverlay(workspaceOverlayVolume(name), staged.value(), disk->bytes);
     if (!overlay)
         return overlay.error();
 
@@ -180,7 +161,7 @@ Expected<std::unique_ptr<Workspace>> Workspace::create(HypervisorConnection& con
     spec.extraSshPorts = image->sshPorts.mid(1);
     spec.agentPort = image->agentPort;
     spec.consoleLog =
-        spec.disk.left(spec.disk.lastIndexOf(QLatin1Char('/')) + 1) + consoleLogVolumeName(name);
+        spec.disk.left(spec.disk.lastIndexOf(QLatin1Char('/')) + 1) + workspaceConsoleLogVolume(name);
     spec.imageRecipe = image->recipe;
     spec.imageHash = image->hash;
     spec.created = QDateTime::currentDateTimeUtc();
@@ -195,13 +176,13 @@ Expected<std::unique_ptr<Workspace>> Workspace::create(HypervisorConnection& con
     DomainPtr domain(virDomainDefineXML(conn, xml.constData()));
     if (!domain) {
         const Error error = virtError(QStringLiteral("cannot define workspace '%1'").arg(name));
-        pool->deleteVolume(overlayVolumeName(name));
+        pool->deleteVolume(workspaceOverlayVolume(name));
         return error;
     }
     auto record = readWorkspaceRecord(domain.get());
     if (!record) {
         virDomainUndefine(domain.get());
-        pool->deleteVolume(overlayVolumeName(name));
+        pool->deleteVolume(workspaceOverlayVolume(name));
         return record.error();
     }
     if (auto saved = saveWorkspaceRecord(record.value()); !saved)
@@ -586,10 +567,10 @@ Expected<void> Workspace::remove()
     auto pool = StoragePool::open(m_connection.handle(), isSystemUri(m_connection.uri()));
     if (!pool)
         return pool.error();
-    if (auto deleted = pool->deleteVolume(overlayVolumeName(m_record.name)); !deleted)
+    if (auto deleted = pool->deleteVolume(workspaceOverlayVolume(m_record.name)); !deleted)
         return deleted;
     // StoragePool::open() refreshed the pool, so it knows the log virtlogd wrote.
-    if (auto deleted = pool->deleteVolume(consoleLogVolumeName(m_record.name)); !deleted)
+    if (auto deleted = pool->deleteVolume(workspaceConsoleLogVolume(m_record.name)); !deleted)
         return deleted;
     qCInfo(lcVirt) << "deleted workspace" << m_record.name;
     return removeWorkspaceRecord(m_record.name);

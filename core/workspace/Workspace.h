@@ -97,6 +97,19 @@ public:
     /// Deletes checkpoint `name` only; the others and the base image keep their data.
     Expected<void> deleteCheckpoint(const QString& name);
 
+    /// Forks the workspace into a new workspace `name` (Workspace::fork, WorkspaceFork.cpp):
+    /// its own overlay, a byte copy of this one's (so it keeps the base image and every
+    /// checkpoint, which the fork lists too), its own domain, record (environment included) and
+    /// origin. Without `checkpoint`: a running or paused workspace is forked with its memory
+    /// (a checkpoint taken for the fork, deleted afterwards), so the fork's processes run on
+    /// in the state it is in; a stopped or hibernated one by its disk alone (the fork is left
+    /// stopped). With `checkpoint`: the fork is reverted to it, in its state then. The source
+    /// keeps its data and state; while its overlay is copied a running source is stopped with
+    /// its memory saved (managed save) and restored at once: its commands pause for that time
+    /// and its SSH session reconnects. Errors: invalid or taken name, no such checkpoint, the
+    /// source starting up, libvirt failures (nothing of the fork is left behind then).
+    Expected<std::unique_ptr<Workspace>> fork(const QString& name, const QString& checkpoint = {});
+
     /// Destroys the domain if it runs (no clean shutdown: its disk is deleted with it, so there
     /// is nothing left to flush) and deletes everything of the workspace: the definition
     /// with its managed save and checkpoint metadata, the overlay (with the checkpoints' data)
@@ -144,6 +157,9 @@ private:
     /// ("start", "wake").
     Expected<void> boot(virDomainPtr domain, const char* verb);
     Expected<void> syncGuestClock();
+    /// fork() helpers (WorkspaceFork.cpp). The caller holds m_mutex.
+    Expected<void> copyOverlayTo(virDomainPtr domain, const QString& forkName);
+    Expected<DomainPtr> defineFork(virDomainPtr source, const QString& name, const QString& checkpoint);
     /// Asks the guest to power off by the first path that answers before `deadline` (agent,
     /// SSH), filling `outcome`'s request. True when asked or already off.
     bool askPowerOff(virDomainPtr domain, std::chrono::steady_clock::time_point deadline,

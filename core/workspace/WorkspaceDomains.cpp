@@ -45,6 +45,21 @@ bool agentConnected(virDomainPtr domain)
 
 } // namespace
 
+void SnapshotDeleter::operator()(_virDomainSnapshot* snapshot) const
+{
+    virDomainSnapshotFree(snapshot);
+}
+
+QString workspaceOverlayVolume(const QString& name)
+{
+    return workspaceDomainName(name) + QLatin1String(".qcow2");
+}
+
+QString workspaceConsoleLogVolume(const QString& name)
+{
+    return workspaceDomainName(name) + QLatin1String(".console.log");
+}
+
 void DomainDeleter::operator()(_virDomain* domain) const
 {
     virDomainFree(domain);

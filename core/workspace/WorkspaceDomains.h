@@ -11,6 +11,7 @@
 typedef struct _virConnect* virConnectPtr;
 typedef struct _virDomain* virDomainPtr;
 struct _virDomain;
+struct _virDomainSnapshot;
 
 namespace sbw {
 
@@ -20,6 +21,19 @@ struct DomainDeleter
     void operator()(_virDomain* domain) const;
 };
 using DomainPtr = std::unique_ptr<_virDomain, DomainDeleter>;
+
+/// Frees a virDomainSnapshotPtr.
+struct SnapshotDeleter
+{
+    void operator()(_virDomainSnapshot* snapshot) const;
+};
+using SnapshotPtr = std::unique_ptr<_virDomainSnapshot, SnapshotDeleter>;
+
+/// The overlay volume of workspace `name` in the storage pool: "sbw-ws-<name>.qcow2".
+QString workspaceOverlayVolume(const QString& name);
+/// The serial console's log of workspace `name`, in the pool beside the overlay (a folder on
+/// the daemon's host that exists for every connection): "sbw-ws-<name>.console.log".
+QString workspaceConsoleLogVolume(const QString& name);
 
 /// The record in the domain's workbench <metadata> (virDomainGetMetadata of the persistent
 /// definition). Errors: no workbench metadata, not a workspace, libvirt failures.

@@ -72,6 +72,11 @@ QJsonObject WorkspaceRecord::toJson() const
         {QStringLiteral("cpu_share_percent"), settings.cpuSharePercent},
         {QStringLiteral("network"), workspaceNetworkName(settings.network)},
         {QStringLiteral("environment"), environment.toJson()},
+        {QStringLiteral("forked_from"), origin.workspace},
+        {QStringLiteral("forked_from_checkpoint"), origin.checkpoint},
+        {QStringLiteral("forked"), origin.forked.isValid()
+                                       ? origin.forked.toUTC().toString(Qt::ISODateWithMs)
+                                       : QString()},
     };
 }
 
@@ -95,7 +100,20 @@ WorkspaceRecord WorkspaceRecord::fromJson(const QJsonObject& json)
     r.settings.cpuSharePercent = json.value(QStringLiteral("cpu_share_percent")).toInt();
     parseWorkspaceNetwork(json.value(QStringLiteral("network")).toString(), &r.settings.network);
     r.environment = WorkspaceEnvironment::fromJson(json.value(QStringLiteral("environment")).toArray());
+    r.origin.workspace = json.value(QStringLiteral("forked_from")).toString();
+    r.origin.checkpoint = json.value(QStringLiteral("forked_from_checkpoint")).toString();
+    r.origin.forked =
+        QDateTime::fromString(json.value(QStringLiteral("forked")).toString(), Qt::ISODateWithMs);
     return r;
+}
+
+QString WorkspaceOrigin::describe() const
+{
+    if (workspace.isEmpty())
+        return {};
+    if (checkpoint.isEmpty())
+        return QStringLiteral("fork of %1").arg(workspace);
+    return QStringLiteral("fork of %1 at checkpoint %2").arg(workspace, checkpoint);
 }
 
 QString workspaceDomainName(const QString& name)
@@ -152,6 +170,11 @@ Expected<WorkspaceRecord> workspaceRecordFromMetadata(const QString& xml, const 
             } else if (name == QLatin1String("ssh")) {
                 record.sshPort = attributes.value(QLatin1String("port")).toString();
                 record.hostKey = attributes.value(QLatin1String("host-key")).toString();
+            } else if (name == QLatin1String("origin")) {
+                record.origin.workspace = attributes.value(QLatin1String("workspace")).toString();
+                record.origin.checkpoint = attributes.value(QLatin1String("checkpoint")).toString();
+                record.origin.forked = QDateTime::fromString(
+                    attributes.value(QLatin1String("forked")).toString(), Qt::ISODateWithMs);
             } else if (name == QLatin1String("settings")) {
                 record.settings.vcpus = attributes.value(QLatin1String("vcpus")).toInt();
                 record.settings.memoryMiB = attributes.value(QLatin1String("memory-mib")).toInt();

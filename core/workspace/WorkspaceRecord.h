@@ -44,6 +44,19 @@ struct WorkspaceSettings
 /// overcommit check refuses the address space it reserves, so every page crashes at once.
 int defaultWorkspaceMemoryMiB(const QString& recipe);
 
+/// Where a forked workspace came from (Workspace::fork); empty for a workspace created anew.
+struct WorkspaceOrigin
+{
+    QString workspace;  ///< the source workspace's name
+    QString checkpoint; ///< the source's checkpoint it was forked from; empty: its state then
+    QDateTime forked;   ///< UTC
+
+    bool isEmpty() const { return workspace.isEmpty(); }
+    /// "fork of web", "fork of web at checkpoint before-3"; empty when not a fork.
+    QString describe() const;
+    bool operator==(const WorkspaceOrigin&) const = default;
+};
+
 /// One workspace as the workbench knows it. The libvirt domain's <metadata> is the source of
 /// truth (written by domainXml(), read back by workspaceRecordFromMetadata()); the same fields
 /// are kept as JSON in `<dataDir>/workspaces/<name>.json` for people and scripts.
@@ -59,6 +72,7 @@ struct WorkspaceRecord
     QString hostKey;      ///< "ssh-ed25519 AAAA…": the guest sshd's host key, pinned at creation
     QDateTime created;    ///< UTC
     WorkspaceSettings settings;
+    WorkspaceOrigin origin; ///< set for forks
     /// Variables injected into every command; kept in the JSON record only (not in the domain's
     /// metadata, which read-only libvirt clients can see). Empty in records read from metadata.
     WorkspaceEnvironment environment;
