@@ -1,9 +1,9 @@
 #include "approval/ApprovalQueuePane.h"
 
 #include "approval/TerminalApprover.h"
-#include "approval/UnifiedDiff.h"
 #include "base/Async.h"
 #include "base/VisibleText.h"
+#include "changes/UnifiedDiff.h"
 #include "guest/LoopbackClientProbe.h"
 #include "run/RunInputFiles.h"
 #include "widgets/MonospaceFont.h"

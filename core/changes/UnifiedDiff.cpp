@@ -1,4 +1,4 @@
-#include "approval/UnifiedDiff.h"
+#include "changes/UnifiedDiff.h"
 
 #include <QProcess>
 #include <QTemporaryFile>
