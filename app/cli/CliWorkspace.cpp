@@ -58,11 +58,12 @@ const char kUsage[] =
     "  checkpoint NAME CHECKPOINT [--note TEXT]\n"
     "  checkpoint NAME --list [--json] | checkpoint NAME --delete CHECKPOINT\n"
     "  revert NAME CHECKPOINT [--yes]\n"
-    "  fork NAME NEW [--from CHECKPOINT] [--json]\n"
+    "  fork NAME NEW [--from CHECKPOINT | --disk-only] [--json]\n"
     "                             a new workspace NEW from NAME's disk, and its memory\n"
     "                             when it runs (its processes go on in NEW), or from\n"
-    "                             checkpoint CHECKPOINT; NEW gets NAME's checkpoints,\n"
-    "                             variables and policy rules; NAME keeps running\n"
+    "                             checkpoint CHECKPOINT; --disk-only: NEW left stopped;\n"
+    "                             NEW gets NAME's checkpoints, variables and policy\n"
+    "                             rules; NAME keeps running (paused for the disk copy)\n"
     "  rm NAME [--yes]\n"
     "common options: --connect URI\n\n"
     "states: stopped -start-> running -pause-> paused -resume-> running;\n"
@@ -606,9 +607,11 @@ int fork(Command& c)
     const QCommandLineOption from(QStringLiteral("from"),
                                   QStringLiteral("Fork from checkpoint CHECKPOINT of NAME."),
                                   QStringLiteral("CHECKPOINT"));
+    const QCommandLineOption diskOnly(QStringLiteral("disk-only"),
+                                      QStringLiteral("Copy the disk alone; NEW is left stopped."));
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print the fork's record as JSON."));
-    c.parser().addOptions({from, json});
-    if (auto done = c.parse(2, QStringLiteral("sbw ws fork NAME NEW [--from CHECKPOINT] [--json]")))
+    c.parser().addOptions({from, diskOnly, json});
+    if (auto done = c.parse(2, QStringLiteral("sbw ws fork NAME NEW [--from CHECKPOINT | --disk-only] [--json]")))
         return *done;
     auto workspace = c.open();
     if (!workspace)
@@ -617,7 +620,7 @@ int fork(Command& c)
     const QString detail = checkpoint.isEmpty() ? c.arg(1)
                                                 : QStringLiteral("%1 from checkpoint %2").arg(c.arg(1), checkpoint);
     LoggedAction logAction(commandLog(), cliAction(c.arg(0), ActionKind::Fork, detail));
-    auto forked = workspace.value()->fork(c.arg(1), checkpoint);
+    auto forked = workspace.value()->fork(c.arg(1), {checkpoint, !c.parser().isSet(diskOnly)});
     logAction.finish(forked ? ActionEnd{} : LoggedAction::endOf(Expected<void>(forked.error())));
     if (!forked)
         return fail(forked.error().message);

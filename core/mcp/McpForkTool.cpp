@@ -57,7 +57,7 @@ McpTool forkWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
             return McpToolResult::failure(workspace.error().message);
         const QString name = call.arguments.value(QLatin1String("name")).toString();
         const QString checkpoint = call.arguments.value(QLatin1String("checkpoint")).toString();
-        auto fork = workspace.value()->fork(name, checkpoint);
+        auto fork = workspace.value()->fork(name, {checkpoint, true});
         if (!fork)
             return McpToolResult::failure(fork.error().message);
         std::shared_ptr<Workspace> made = std::move(fork.value());

@@ -35,6 +35,13 @@ class HypervisorConnection;
 ///
 /// Every call blocks (libvirt, SSH): use from worker threads. Lifecycle calls are serialised;
 /// exec() runs beside them (a pause freezes a running command, a hibernate breaks it).
+/// How Workspace::fork() makes the fork.
+struct ForkOptions
+{
+    QString checkpoint; ///< fork from this checkpoint; empty: from the state now
+    bool memory = true; ///< a running source's memory too; false: its disk alone
+};
+
 class Workspace
 {
 public:
@@ -97,18 +104,19 @@ public:
     /// Deletes checkpoint `name` only; the others and the base image keep their data.
     Expected<void> deleteCheckpoint(const QString& name);
 
-    /// Forks the workspace into a new workspace `name` (Workspace::fork, WorkspaceFork.cpp):
+    /// Forks the workspace into a new workspace `name` (WorkspaceFork.cpp):
     /// its own overlay, a byte copy of this one's (so it keeps the base image and every
     /// checkpoint, which the fork lists too), its own domain, record (environment included) and
     /// origin. Without `checkpoint`: a running or paused workspace is forked with its memory
     /// (a checkpoint taken for the fork, deleted afterwards), so the fork's processes run on
-    /// in the state it is in; a stopped or hibernated one by its disk alone (the fork is left
-    /// stopped). With `checkpoint`: the fork is reverted to it, in its state then. The source
+    /// in the state it is in; a stopped or hibernated one, or any with options.memory false, by
+    /// its disk alone (the fork is left stopped). With options.checkpoint: the fork is reverted
+    /// to it, in its state then. The source
     /// keeps its data and state; while its overlay is copied a running source is stopped with
     /// its memory saved (managed save) and restored at once: its commands pause for that time
     /// and its SSH session reconnects. Errors: invalid or taken name, no such checkpoint, the
     /// source starting up, libvirt failures (nothing of the fork is left behind then).
-    Expected<std::unique_ptr<Workspace>> fork(const QString& name, const QString& checkpoint = {});
+    Expected<std::unique_ptr<Workspace>> fork(const QString& name, const ForkOptions& options = {});
 
     /// Destroys the domain if it runs (no clean shutdown: its disk is deleted with it, so there
     /// is nothing left to flush) and deletes everything of the workspace: the definition

@@ -150,8 +150,9 @@ Expected<DomainPtr> Workspace::defineFork(virDomainPtr source, const QString& na
     return fork;
 }
 
-Expected<std::unique_ptr<Workspace>> Workspace::fork(const QString& name, const QString& checkpoint)
+Expected<std::unique_ptr<Workspace>> Workspace::fork(const QString& name, const ForkOptions& options)
 {
+    const QString& checkpoint = options.checkpoint;
     std::lock_guard lock(m_mutex);
     if (auto valid = validateWorkspaceName(name); !valid)
         return valid.error();
@@ -171,7 +172,7 @@ Expected<std::unique_ptr<Workspace>> Workspace::fork(const QString& name, const 
     // A running source's memory reaches the fork as a checkpoint taken for it.
     QString point = checkpoint;
     QString temporary;
-    if (checkpoint.isEmpty() && virDomainIsActive(src) == 1) {
+    if (checkpoint.isEmpty() && options.memory && virDomainIsActive(src) == 1) {
         temporary = QStringLiteral("fork-") + name;
         dropSession(); // the fork's sshd then waits for a new connection, as after a revert
         if (auto taken = takeSnapshot(src, temporary, QStringLiteral("taken to fork %1; deleted once it is made").arg(name)); !taken)
