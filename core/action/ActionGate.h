@@ -85,6 +85,18 @@ inline QString actionSubject(const ActionRequest& request)
     return request.path;
 }
 
+/// An action approved as previewed already ran, in a fork its workspace then became
+/// (ActionPreview::adopt): what it did there, which the asker gets instead of a second run.
+struct PreviewedOutcome
+{
+    QString fork;            ///< the fork's name, for the row
+    std::optional<int> exitStatus;
+    std::optional<int> signal;
+    QByteArray stdoutBytes;  ///< as far as the preview kept it
+    QByteArray stderrBytes;
+    qint64 wallMs = 0;
+};
+
 /// What the gate decided about one ActionRequest.
 struct GateDecision
 {
@@ -93,6 +105,9 @@ struct GateDecision
     QString approver;                   ///< who decided when a person did; empty for Auto
     QString reason;                     ///< why it was denied; returned to the agent as is
     std::optional<ActionRequest> edited; ///< approved after editing: run this request instead
+    /// Approved as previewed: the action ran in the preview's fork, which the workspace became;
+    /// it must not run again.
+    std::optional<PreviewedOutcome> previewed;
     /// Taken back before anyone decided (ActionWithdrawal, or the queue closing): the action
     /// never ran and its row says cancelled, with `reason`.
     bool withdrawn = false;

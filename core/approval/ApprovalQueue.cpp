@@ -66,6 +66,16 @@ bool ApprovalQueue::approve(qint64 id, const QString& approver)
     return finish(id, decision);
 }
 
+bool ApprovalQueue::approveAsPreviewed(qint64 id, const PreviewedOutcome& outcome, const QString& approver)
+{
+    GateDecision decision;
+    decision.allowed = true;
+    decision.approval = Approval::Approved;
+    decision.approver = approver;
+    decision.previewed = outcome;
+    return finish(id, decision);
+}
+
 bool ApprovalQueue::approveEdited(qint64 id, const ActionRequest& edited, const QString& approver)
 {
     const auto it = m_entries.find(id);

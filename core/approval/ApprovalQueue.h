@@ -65,6 +65,9 @@ public:
     /// Allows request `id` with `edited`'s command, language, workdir, path and content (its
     /// sandbox, actor and kind stay those of the request). False if `id` is not pending.
     bool approveEdited(qint64 id, const ActionRequest& edited, const QString& approver);
+    /// Allows request `id` as already done: it ran in a preview whose result its workspace took
+    /// (ActionPreview::adopt); the asker gets `outcome`. False if `id` is not pending.
+    bool approveAsPreviewed(qint64 id, const PreviewedOutcome& outcome, const QString& approver);
     /// Refuses request `id`; `reason` is returned to the agent as is ("denied by APPROVER" when
     /// empty). False if `id` is not pending.
     bool deny(qint64 id, const QString& approver, const QString& reason);

@@ -3,6 +3,7 @@
 #include "action/ActionGate.h"
 #include "base/Async.h"
 #include "log/LoggedAction.h"
+#include "mcp/McpCommandOutput.h"
 #include "mcp/McpJsonRpc.h"
 #include "workspace/WorkspaceEnvironment.h"
 
@@ -97,6 +98,32 @@ bool wellFormed(const QJsonValue& message, const McpServer::Reply& reply)
         return false;
     }
     return true;
+}
+
+/// The answer to a call approved as previewed (GateDecision::previewed): what the action did
+/// in the preview's fork, which its workspace became, shaped as the tool's own result.
+McpToolResult previewedResult(const McpCall& call, const PreviewedOutcome& outcome)
+{
+    McpToolResult result;
+    ExecStatus status;
+    status.exitStatus = outcome.exitStatus;
+    status.signal = outcome.signal;
+    result.end = LoggedAction::endOf(Expected<ExecStatus>(status));
+    result.end.error = QStringLiteral("approved as previewed: ran in fork %1, which the workspace became")
+                           .arg(outcome.fork);
+    call.log->output(OutputStream::Stdout, outcome.stdoutBytes);
+    call.log->output(OutputStream::Stderr, outcome.stderrBytes);
+    if (call.request.kind == ActionKind::FileWrite) {
+        result.structured = {{QStringLiteral("path"), call.request.path},
+                             {QStringLiteral("size"), call.request.content.size()}};
+        return result;
+    }
+    McpCommandOutput output;
+    output.add(OutputStream::Stdout, outcome.stdoutBytes);
+    output.add(OutputStream::Stderr, outcome.stderrBytes);
+    result.structured = output.structured(status, outcome.wallMs, call.log->id());
+    result.structuredOnly = {QStringLiteral("stdout"), QStringLiteral("stderr")};
+    return result;
 }
 
 } // namespace
@@ -482,8 +509,9 @@ void McpServer::runAllowed(quint64 number, const McpTool& tool, const McpCall& a
     std::shared_ptr<McpCallState> state = m_calls.at(number).state;
     call.log = row.get();
     call.cancel = &state->cancel;
-    auto work = [tool, call, row, state] {
-        McpToolResult result = tool.run(call);
+    std::optional<PreviewedOutcome> previewed = decision.previewed;
+    auto work = [tool, call, row, state, previewed] {
+        McpToolResult result = previewed ? previewedResult(call, *previewed) : tool.run(call);
         // The row ends here, not on the server's thread: it ends as the call did even when the
         // server is gone by the time the result would be answered.
         row->finish(endAfterCancel(result.end, state->reason()));

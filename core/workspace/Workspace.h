@@ -118,6 +118,14 @@ public:
     /// source starting up, libvirt failures (nothing of the fork is left behind then).
     Expected<std::unique_ptr<Workspace>> fork(const QString& name, const ForkOptions& options = {});
 
+    /// Makes this workspace what `fork` (a fork of it, Workspace::fork) is now: its disk, its
+    /// memory when it runs, its checkpoints; this workspace keeps its name, definition, record
+    /// and policy. For "approve as previewed" (ActionPreview). Whatever this workspace did since
+    /// the fork is discarded; refused when it took a checkpoint the fork lacks (that
+    /// checkpoint's data would be lost). The fork is left stopped (remove it afterwards). The
+    /// fork's disk is first copied beside this one's, so a failure midway loses neither.
+    Expected<void> adoptFork(Workspace& fork);
+
     /// Destroys the domain if it runs (no clean shutdown: its disk is deleted with it, so there
     /// is nothing left to flush) and deletes everything of the workspace: the definition
     /// with its managed save and checkpoint metadata, the overlay (with the checkpoints' data)

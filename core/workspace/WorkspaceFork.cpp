@@ -99,6 +99,41 @@ Expected<void> redefineCheckpoints(virDomainPtr source, virDomainPtr fork)
     return result;
 }
 
+QStringList snapshotNames(virDomainPtr domain)
+{
+    QStringList names;
+    char** list = nullptr;
+    const int count = virDomainSnapshotListNames(domain, nullptr, 0, 0);
+    if (count <= 0)
+        return names;
+    list = static_cast<char**>(calloc(size_t(count), sizeof(char*)));
+    const int got = virDomainSnapshotListNames(domain, list, count, 0);
+    for (int i = 0; i < got; ++i) {
+        names << QString::fromUtf8(list[i]);
+        free(list[i]);
+    }
+    free(list);
+    return names;
+}
+
+/// Gives `target` the snapshot `name` of `source` (with `target`'s definition) and reverts to it.
+Expected<void> revertToForeignSnapshot(virDomainPtr source, virDomainPtr target, const QString& name)
+{
+    SnapshotPtr snapshot = lookupSnapshot(source, name);
+    if (!snapshot)
+        return virtError(QStringLiteral("checkpoint '%1' is gone").arg(name));
+    auto xml = redefinedSnapshotXml(
+        libvirtText(virDomainSnapshotGetXMLDesc(snapshot.get(), VIR_DOMAIN_XML_SECURE)),
+        libvirtText(virDomainGetXMLDesc(target, VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE)));
+    if (!xml)
+        return xml.error();
+    const QByteArray utf8 = xml->toUtf8();
+    SnapshotPtr made(virDomainSnapshotCreateXML(target, utf8.constData(), VIR_DOMAIN_SNAPSHOT_CREATE_REDEFINE));
+    if (!made || virDomainRevertToSnapshot(made.get(), 0) < 0)
+        return virtError(QStringLiteral("cannot revert to checkpoint '%1'").arg(name));
+    return {};
+}
+
 } // namespace
 
 Expected<void> Workspace::copyOverlayTo(virDomainPtr domain, const QString& forkName)
@@ -220,6 +255,59 @@ Expected<std::unique_ptr<Workspace>> Workspace::fork(const QString& name, const 
     }
     qCInfo(lcVirt) << "forked workspace" << m_record.name << "into" << name;
     return forked;
+}
+
+Expected<void> Workspace::adoptFork(Workspace& fork)
+{
+    std::scoped_lock lock(m_mutex, fork.m_mutex);
+    virConnectPtr conn = m_connection.handle();
+    auto self = lookupWorkspaceDomain(conn, m_record.name);
+    if (!self)
+        return self.error();
+    auto other = lookupWorkspaceDomain(conn, fork.m_record.name);
+    if (!other)
+        return other.error();
+    const QStringList forkCheckpoints = snapshotNames(other->get());
+    for (const QString& name : snapshotNames(self->get()))
+        if (!forkCheckpoints.contains(name))
+            return makeError(QStringLiteral("workspace '%1' took checkpoint '%2' after the fork: "
+                                            "taking the fork's state would lose it")
+                                 .arg(m_record.name, name));
+    auto pool = StoragePool::open(conn, isSystemUri(m_connection.uri()));
+    if (!pool)
+        return pool.error();
+    // The fork's state, memory included, travels in its overlay as a checkpoint, as in fork().
+    const QString point = QStringLiteral("adopt-") + fork.m_record.name;
+    const bool live = virDomainIsActive(other->get()) == 1;
+    fork.dropSession();
+    if (live) {
+        if (auto taken = takeSnapshot(other->get(), point, QStringLiteral("the state %1 takes").arg(m_record.name)); !taken)
+            return taken;
+        if (virDomainManagedSave(other->get(), 0) < 0)
+            return virtError(QStringLiteral("cannot save fork '%1' to copy its disk").arg(fork.m_record.name));
+    }
+    const QString staged = workspaceDomainName(m_record.name) + QLatin1String(".adopt.qcow2");
+    if (auto copied = pool->copyVolume(workspaceOverlayVolume(fork.m_record.name), staged); !copied)
+        return copied.error();
+    dropSession();
+    if (virDomainIsActive(self->get()) == 1 && virDomainDestroy(self->get()) < 0)
+        return virtError(QStringLiteral("cannot stop workspace '%1' to take the fork's state").arg(m_record.name));
+    if (virDomainHasManagedSaveImage(self->get(), 0) == 1)
+        virDomainManagedSaveRemove(self->get(), 0);
+    if (auto copied = pool->copyVolume(staged, workspaceOverlayVolume(m_record.name)); !copied)
+        return makeError(QStringLiteral("%1; the fork's disk is kept as volume %2")
+                             .arg(copied.error().message, staged));
+    pool->deleteVolume(staged);
+    if (!live)
+        return {};
+    if (auto reverted = revertToForeignSnapshot(other->get(), self->get(), point); !reverted)
+        return reverted;
+    deleteSnapshot(self->get(), point);
+    if (readWorkspaceState(self->get()) == WorkspaceState::Running)
+        if (auto synced = syncGuestClock(); !synced)
+            qCWarning(lcVirt) << synced.error().message;
+    qCInfo(lcVirt) << "workspace" << m_record.name << "took the state of fork" << fork.m_record.name;
+    return {};
 }
 
 } // namespace sbw
