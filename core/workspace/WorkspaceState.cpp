@@ -89,6 +89,11 @@ bool canRevert(WorkspaceState s)
            s == WorkspaceState::Paused || s == WorkspaceState::Crashed;
 }
 
+bool canFork(WorkspaceState s)
+{
+    return s != WorkspaceState::Unknown && s != WorkspaceState::Starting;
+}
+
 bool canDelete(WorkspaceState s)
 {
     return s != WorkspaceState::Unknown;

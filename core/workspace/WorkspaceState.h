@@ -39,6 +39,7 @@ bool canHibernate(WorkspaceState state);  ///< Running, Paused
 bool canWake(WorkspaceState state);       ///< Hibernated
 bool canCheckpoint(WorkspaceState state); ///< Running, Paused (disk and memory)
 bool canRevert(WorkspaceState state);     ///< any known state but Hibernated and Starting
+bool canFork(WorkspaceState state);       ///< any known state but Starting (no checkpoint yet)
 bool canDelete(WorkspaceState state);     ///< any known state
 bool canExec(WorkspaceState state);       ///< Running, Starting (exec waits for the guest)
 

@@ -65,22 +65,22 @@ private Q_SLOTS:
     }
 
     /// One row per state: which actions are enabled, in the order start stop pause resume
-    /// hibernate wake checkpoint revert delete exec.
+    /// hibernate wake checkpoint revert fork delete exec.
     void predicates_data()
     {
         QTest::addColumn<WorkspaceState>("state");
         QTest::addColumn<QString>("enabled");
         QTest::newRow("stopped") << WorkspaceState::Stopped
-                                 << QStringLiteral("start revert delete");
+                                 << QStringLiteral("start revert fork delete");
         QTest::newRow("starting") << WorkspaceState::Starting << QStringLiteral("stop delete exec");
         QTest::newRow("running") << WorkspaceState::Running
                                  << QStringLiteral(
-                                        "stop pause hibernate checkpoint revert delete exec");
+                                        "stop pause hibernate checkpoint revert fork delete exec");
         QTest::newRow("paused") << WorkspaceState::Paused
-                                << QStringLiteral("stop resume hibernate checkpoint revert delete");
-        QTest::newRow("hibernated") << WorkspaceState::Hibernated << QStringLiteral("wake delete");
+                                << QStringLiteral("stop resume hibernate checkpoint revert fork delete");
+        QTest::newRow("hibernated") << WorkspaceState::Hibernated << QStringLiteral("wake fork delete");
         QTest::newRow("crashed") << WorkspaceState::Crashed
-                                 << QStringLiteral("start revert delete");
+                                 << QStringLiteral("start revert fork delete");
         QTest::newRow("unknown") << WorkspaceState::Unknown << QString();
     }
 
@@ -93,7 +93,8 @@ private Q_SLOTS:
             {"pause", sbw::canPause},           {"resume", sbw::canResume},
             {"hibernate", sbw::canHibernate},   {"wake", sbw::canWake},
             {"checkpoint", sbw::canCheckpoint}, {"revert", sbw::canRevert},
-            {"delete", sbw::canDelete},         {"exec", sbw::canExec}};
+            {"fork", sbw::canFork},             {"delete", sbw::canDelete},
+            {"exec", sbw::canExec}};
         QStringList actual;
         for (const auto& [name, predicate] : all)
             if (predicate(state))

@@ -46,6 +46,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QSaveFile>
 #include <QSettings>
 #include <QSplitter>
@@ -161,6 +162,12 @@ MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
     createMenus();
     createToolBar();
     statusBar()->addPermanentWidget(m_connectionStatus);
+    m_forkBusy = new QProgressBar(this);
+    m_forkBusy->setObjectName(QStringLiteral("forkBusyBar"));
+    m_forkBusy->setRange(0, 0); // busy: how long a fork takes is not known beforehand
+    m_forkBusy->setMaximumWidth(120);
+    m_forkBusy->hide();
+    statusBar()->addPermanentWidget(m_forkBusy);
     auto* view = new QMenu(tr("&View"), this);
     QAction* resources = graphDock->toggleViewAction();
     resources->setText(tr("&Resources"));
@@ -186,6 +193,8 @@ MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
     connect(m_sessionList, &SessionListPane::workspaceSelected, this, &MainWindow::showWorkspace);
     connect(m_workspaceActions, &WorkspaceActions::operationFinished, this,
             &MainWindow::onOperationFinished);
+    connect(m_workspaceActions, &WorkspaceActions::forkStarted, this, &MainWindow::onForkStarted);
+    connect(m_workspaceActions, &WorkspaceActions::operationFinished, this, &MainWindow::onForkFinished);
     connect(m_workspaceActions, &WorkspaceActions::operationFinished, m_sessionModel,
             [this](const OperationReport& report) {
                 if (report.kind == ActionKind::Revert && report.result)
@@ -376,6 +385,7 @@ void MainWindow::createMenus()
     workspace->addAction(m_workspaceActions->newAction());
     workspace->addSeparator();
     workspace->addActions(m_workspaceActions->lifecycleActions());
+    workspace->addAction(m_workspaceActions->forkAction());
     workspace->addSeparator();
     workspace->addAction(m_workspaceActions->newTerminalAction());
     workspace->addSeparator();
@@ -662,6 +672,26 @@ void MainWindow::onOperationFinished(const OperationReport& report)
     }
     statusBar()->showMessage(tr("%1 of workspace '%2' failed").arg(what, workspace), 8000);
     QMessageBox::warning(this, tr("%1 Workspace").arg(what), report.result.error().message);
+}
+
+void MainWindow::onForkStarted(const QString& source, const QString& fork)
+{
+    ++m_forksUnderWay;
+    m_forkBusy->show();
+    statusBar()->showMessage(tr("Forking workspace '%1' into '%2'…").arg(source, fork));
+}
+
+void MainWindow::onForkFinished(const OperationReport& report)
+{
+    if (report.kind != ActionKind::Fork)
+        return;
+    m_forkBusy->setVisible(--m_forksUnderWay > 0);
+    if (!report.result)
+        return;
+    if (auto policy = Policy::load(Policy::defaultPath()))
+        m_gate->setPolicy(policy.value());
+    else
+        statusBar()->showMessage(tr("The policy cannot be read again after the fork: %1").arg(policy.error().message));
 }
 
 void MainWindow::updateActions()

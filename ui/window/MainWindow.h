@@ -9,6 +9,7 @@
 class QAction;
 class QMenu;
 class QDockWidget;
+class QProgressBar;
 class QStackedWidget;
 class QTabWidget;
 
@@ -131,6 +132,11 @@ private:
     /// The workspace's disconnected terminal tabs reconnect, if it runs.
     void reconnectTerminals(const QString& workspace);
     void onOperationFinished(const sbw::OperationReport& report);
+    /// A fork under way shows in the status bar until its operationFinished().
+    void onForkStarted(const QString& source, const QString& fork);
+    /// Ends the fork's busy state; a fork that was made brings its policy rules (copied in
+    /// the policy file) into the gate.
+    void onForkFinished(const sbw::OperationReport& report);
     /// "Allow always" / "deny always" from the Approvals dock or a Network tab: the rule goes to
     /// the sandbox's workspace policy (the default rules for an ephemeral run's sandbox).
     Expected<void> setDestinationRule(const QString& sandbox, const NetworkDestination& destination,
@@ -165,6 +171,8 @@ private:
     AgentsPane* m_agentsPane = nullptr;
     QString m_currentWorkspace;
     ConnectionStatusLabel* m_connectionStatus;
+    QProgressBar* m_forkBusy = nullptr; ///< in the status bar while forks are under way
+    int m_forksUnderWay = 0;
     QAction* m_openAction = nullptr;
     QAction* m_saveStdoutAction = nullptr;
     QAction* m_saveStderrAction = nullptr;

@@ -69,6 +69,7 @@ void SessionListModel::reload()
         const auto known = previous.find(row.name);
         if (known != previous.end())
             row = known->second;
+        row.origin = entry.record.origin;
         const WorkspaceState was = row.state;
         if (known == previous.end() && isUp(entry.state)) {
             // Found up, not seen starting: it has been up at least this long.
@@ -301,7 +302,7 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
         case NameColumn:
             return row.name;
         case KindColumn:
-            return tr("workspace");
+            return row.origin.isEmpty() ? tr("workspace") : tr("fork");
         case StateColumn:
             return workspaceStateName(row.state);
         case UptimeColumn:
@@ -317,9 +318,16 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
         break;
     case Qt::ToolTipRole:
         if (index.column() == NameColumn)
-            return row.name;
+            return row.origin.isEmpty() ? row.name : row.name + QLatin1Char('\n') + row.origin.describe();
+        if (index.column() == KindColumn && !row.origin.isEmpty())
+            return tr("%1, forked %2 UTC")
+                .arg(row.origin.describe(), row.origin.forked.toString(QStringLiteral("yyyy-MM-dd HH:mm")));
         if (index.column() == UptimeColumn && uptime)
             return uptimeTip(row.source, row.guestError);
+        break;
+    case kOriginRole:
+        if (index.column() == NameColumn && !row.origin.isEmpty())
+            return row.origin.describe();
         break;
     case kUptimeMsRole:
         if (index.column() == UptimeColumn && uptime)

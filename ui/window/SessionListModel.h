@@ -1,6 +1,7 @@
 #pragma once
 
 #include "base/Expected.h"
+#include "workspace/WorkspaceRecord.h"
 #include "workspace/WorkspaceState.h"
 
 #include <QAbstractTableModel>
@@ -17,6 +18,9 @@ class WorkspaceManager;
 /// Every sandbox the workbench owns, one row each: first the ephemeral run (the run pane; its
 /// microVM's domain name while a run is in progress), then the workspaces of a
 /// WorkspaceManager in name order. Columns: name, kind, state (with a colour badge), uptime.
+/// A fork's kind is "fork"; its origin ("fork of web", WorkspaceOrigin::describe(), from its
+/// domain's metadata) is kOriginRole of its name, which SessionNameDelegate shows under the
+/// name, and the kind's tooltip adds when it was forked.
 ///
 /// A workspace's uptime is its guest's own (/proc/uptime, readWorkspaceBoot()), asked each
 /// time it comes to Running (when the window opens or finds it, after start, resume and wake)
@@ -26,7 +30,7 @@ class WorkspaceManager;
 /// from then, and one found running shows "≥ N" (up at least that long; the tooltip says why).
 /// The run row counts from when this window saw its run start. The column is refreshed once a
 /// second; its texts are at most uptimeTextWidthSample() wide. The name's tooltip is the whole
-/// name.
+/// name (and a fork's origin under it).
 class SessionListModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -36,6 +40,8 @@ public:
     static constexpr int kUptimeMsRole = Qt::UserRole;
     /// Qt::UserRole + 1 on the uptime column: true when the uptime is the guest's own.
     static constexpr int kUptimeFromGuestRole = Qt::UserRole + 1;
+    /// Qt::UserRole + 2 on the name column: a fork's origin, "fork of web"; nothing otherwise.
+    static constexpr int kOriginRole = Qt::UserRole + 2;
 
     enum Column
     {
@@ -88,6 +94,7 @@ private:
     struct Row
     {
         QString name;
+        WorkspaceOrigin origin; ///< empty unless the workspace is a fork
         WorkspaceState state = WorkspaceState::Unknown;
         std::optional<Clock::time_point>
             upSince; ///< the guest's boot on this host's clock; unset when not up

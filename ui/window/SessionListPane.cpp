@@ -1,6 +1,7 @@
 #include "window/SessionListPane.h"
 
 #include "window/SessionListModel.h"
+#include "window/SessionNameDelegate.h"
 #include "workspace/WorkspaceActions.h"
 
 #include <QEvent>
@@ -19,7 +20,8 @@ SessionListPane::SessionListPane(SessionListModel* model, WorkspaceActions* acti
     m_view->setModel(m_model);
     m_view->setRootIsDecorated(false);
     m_view->setAllColumnsShowFocus(true);
-    m_view->setUniformRowHeights(true);
+    // A fork's row is two lines high: its origin under its name.
+    m_view->setItemDelegateForColumn(SessionListModel::NameColumn, new SessionNameDelegate(m_view));
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     m_view->setTextElideMode(Qt::ElideMiddle);
@@ -78,6 +80,11 @@ int SessionListPane::columnWidth(int column) const
          ++row) {
         const QModelIndex index = m_model->index(row, column);
         texts << index.data().toString();
+        const QString origin = index.data(SessionListModel::kOriginRole).toString();
+        if (!origin.isEmpty()) {
+            const QFontMetrics small(SessionNameDelegate::originFont(m_view->font()));
+            width = std::max(width, small.horizontalAdvance(origin) + cellMargin);
+        }
         if (!index.data(Qt::DecorationRole).isNull())
             decoration = m_view->iconSize().isValid()
                              ? m_view->iconSize().width() + 4
@@ -140,6 +147,7 @@ void SessionListPane::showContextMenu(const QPoint& position)
     if (index.isValid() && !m_model->workspaceName(index.row()).isEmpty()) {
         m_view->setCurrentIndex(index);
         menu.addActions(m_actions->lifecycleActions());
+        menu.addAction(m_actions->forkAction());
         menu.addSeparator();
         menu.addAction(m_actions->deleteAction());
         menu.addSeparator();

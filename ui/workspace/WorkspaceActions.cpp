@@ -1,9 +1,11 @@
 #include "workspace/WorkspaceActions.h"
 
+#include "approval/Policy.h"
 #include "base/Async.h"
 #include "image/ImageBuildDialog.h"
 #include "log/LoggedAction.h"
 #include "workspace/CheckpointDialog.h"
+#include "workspace/ForkDialog.h"
 #include "workspace/NewWorkspaceDialog.h"
 #include "workspace/Workspace.h"
 #include "workspace/WorkspaceManager.h"
@@ -42,6 +44,9 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
     m_checkpoint = makeAction(tr("&Checkpoint…"), QStringLiteral("camera-photo"),
                               QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
                               tr("Save disk and memory as a named checkpoint (Ctrl+Shift+K)"));
+    m_fork = makeAction(tr("&Fork…"), QStringLiteral("edit-copy"), {},
+                        tr("Make a new workspace from this one: its disk and checkpoints, and its "
+                           "memory while it runs"));
     m_newTerminal = makeAction(tr("New &Terminal"), QStringLiteral("utilities-terminal"),
                                QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T),
                                tr("Open another login shell in the workspace (Ctrl+Shift+T)"));
@@ -64,6 +69,7 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
         run(tr("Wake"), ActionKind::Wake, {}, [](Workspace& w) { return w.wake(); });
     });
     connect(m_checkpoint, &QAction::triggered, this, &WorkspaceActions::takeCheckpoint);
+    connect(m_fork, &QAction::triggered, this, &WorkspaceActions::askFork);
     connect(m_delete, &QAction::triggered, this, &WorkspaceActions::deleteWorkspace);
     connect(m_newTerminal, &QAction::triggered, this,
             [this] { Q_EMIT newTerminalRequested(m_current); });
@@ -108,6 +114,7 @@ void WorkspaceActions::updateEnabled()
     m_hibernate->setEnabled(usable && canHibernate(state));
     m_wake->setEnabled(usable && canWake(state));
     m_checkpoint->setEnabled(usable && canCheckpoint(state));
+    m_fork->setEnabled(usable && canFork(state));
     m_newTerminal->setEnabled(usable && canExec(state));
     m_delete->setEnabled(usable && canDelete(state));
 }
@@ -139,7 +146,7 @@ void WorkspaceActions::runOn(const QString& name, const QString& what, ActionKin
             LoggedAction action(log, logged);
             auto outcome = operation(workspace);
             action.finish(LoggedAction::endOf(outcome));
-            return OperationReport{{}, {}, outcome, {}, false, logged.kind, logged.command};
+            return OperationReport{{}, {}, outcome, {}, false, logged.kind, logged.command, {}};
         },
         changesCheckpoints);
 }
@@ -161,9 +168,9 @@ void WorkspaceActions::stopWorkspace()
             const auto stopped = workspace.stop();
             finishStopAction(action, stopped);
             if (!stopped)
-                return OperationReport{{}, {}, stopped.error(), {}, false, ActionKind::Stop, {}};
+                return OperationReport{{}, {}, stopped.error(), {}, false, ActionKind::Stop, {}, {}};
             return OperationReport{
-                {}, {}, {}, stopped->summary(), stopped->forced, ActionKind::Stop, {}};
+                {}, {}, {}, stopped->summary(), stopped->forced, ActionKind::Stop, {}, {}};
         },
         false);
 }
@@ -188,6 +195,8 @@ void WorkspaceActions::runTask(const QString& name, const QString& what,
             report.workspace = name;
             report.what = what;
             Q_EMIT operationFinished(report);
+            if (report.result && !report.made.isEmpty())
+                Q_EMIT workspaceCreated(report.made);
         });
 }
 
@@ -234,7 +243,7 @@ void WorkspaceActions::create(const QString& name, const WorkspaceSettings& sett
         m_manager->refresh();
         updateEnabled();
         Q_EMIT operationFinished(
-            OperationReport{name, tr("Create"), created, {}, false, ActionKind::Create, {}});
+            OperationReport{name, tr("Create"), created, {}, false, ActionKind::Create, {}, {}});
         if (!created)
             return;
         Q_EMIT workspaceCreated(name);
@@ -266,6 +275,67 @@ void WorkspaceActions::takeCheckpoint()
             true);
     });
     dialog->open();
+}
+
+void WorkspaceActions::askFork()
+{
+    const std::shared_ptr<Workspace> workspace = m_manager->workspace(m_current);
+    if (!workspace)
+        return;
+    QStringList taken;
+    for (const WorkspaceManager::Entry& entry : m_manager->workspaces())
+        taken.append(entry.record.name);
+    const WorkspaceState state = m_manager->state(m_current);
+    const bool up = state == WorkspaceState::Running || state == WorkspaceState::Paused;
+    // Window-modal and not exec(), as Checkpoint…: the window keeps painting meanwhile.
+    auto* dialog = new ForkDialog(m_current, up, taken, m_dialogParent);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    runThen(
+        dialog, [workspace] { return workspace->checkpoints(); },
+        [dialog](const Expected<QList<CheckpointInfo>>& checkpoints) { dialog->setCheckpoints(checkpoints); });
+    connect(dialog, &QDialog::accepted, this, [this, dialog, source = m_current] {
+        if (source == m_current)
+            fork(dialog->name(), dialog->options());
+    });
+    dialog->open();
+}
+
+void WorkspaceActions::fork(const QString& name, const ForkOptions& options)
+{
+    if (!m_manager->workspace(m_current) || m_busy.contains(m_current))
+        return;
+    ActionStart logged;
+    logged.sandbox = m_current;
+    logged.kind = ActionKind::Fork;
+    // As `sbw ws fork` writes it, so the log reads the same whoever forked.
+    logged.command = options.checkpoint.isEmpty()
+                         ? name
+                         : QStringLiteral("%1 from checkpoint %2").arg(name, options.checkpoint);
+    Q_EMIT forkStarted(m_current, name);
+    runTask(
+        m_current, tr("Fork"),
+        [log = m_log, logged, name, options](Workspace& source) {
+            LoggedAction action(log, logged);
+            auto forked = source.fork(name, options);
+            action.finish(forked ? ActionEnd{} : LoggedAction::endOf(Expected<void>(forked.error())));
+            OperationReport report{{}, {}, {}, {}, false, ActionKind::Fork, logged.command, name};
+            if (!forked) {
+                report.result = forked.error();
+                return report;
+            }
+            const QString state = workspaceStateName(forked.value()->state());
+            // The rules live in the workbench's policy file, not in libvirt: Workspace::fork()
+            // cannot copy them.
+            if (auto copied = Policy::copyWorkspace(Policy::defaultPath(), source.name(), name); !copied) {
+                report.notice = tr("forked into '%1' (%2), but the fork has no copy of its policy rules: %3")
+                                    .arg(name, state, copied.error().message);
+                report.warning = true;
+                return report;
+            }
+            report.notice = tr("forked into '%1' (%2)").arg(name, state);
+            return report;
+        },
+        true);
 }
 
 void WorkspaceActions::revertTo(const QString& checkpoint)

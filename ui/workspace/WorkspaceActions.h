@@ -20,6 +20,7 @@ class CommandLog;
 class HypervisorConnection;
 class Workspace;
 class WorkspaceManager;
+struct ForkOptions;
 
 /// How a lifecycle operation on a workspace ended, as WorkspaceActions::operationFinished()
 /// reports it.
@@ -32,11 +33,12 @@ struct OperationReport
     bool warning = false;  ///< the person must know (a stop that forced the guest off)
     std::optional<ActionKind> kind; ///< the action's command-log kind, when it has one
     QString detail;                 ///< what it acted on (a revert: the checkpoint's name)
+    QString made;                   ///< the workspace it made, if any (a fork)
 };
 
 /// The lifecycle actions of the selected workspace — New, Start, Stop, Pause, Resume,
-/// Hibernate, Wake, Checkpoint, Delete — shared by the toolbar, the menus, the session list's
-/// context menu and the workspace pane. Each is enabled from the state predicates
+/// Hibernate, Wake, Checkpoint, Fork, Delete — shared by the toolbar, the menus, the session
+/// list's context menu and the workspace pane. Each is enabled from the state predicates
 /// (canPause() …) of the selected workspace's libvirt state, as virt-manager does, and
 /// disabled while an operation on that workspace is in flight.
 ///
@@ -59,6 +61,8 @@ public:
     QAction* hibernateAction() const { return m_hibernate; }
     QAction* wakeAction() const { return m_wake; }
     QAction* checkpointAction() const { return m_checkpoint; }
+    /// Workspace ▸ Fork…: ForkDialog, then the fork (see fork()).
+    QAction* forkAction() const { return m_fork; }
     /// Workspace ▸ New Terminal (Ctrl+Shift+T): newTerminalRequested() for the current one.
     QAction* newTerminalAction() const { return m_newTerminal; }
     QAction* deleteAction() const { return m_delete; }
@@ -70,6 +74,12 @@ public:
     bool isBusy(const QString& name) const { return m_busy.contains(name); }
     /// Logs every operation from now on as a person's row in `log` (null: no logging).
     void setCommandLog(std::shared_ptr<CommandLog> log);
+    /// Forks the current workspace into a new workspace `name` (Workspace::fork()) on the
+    /// thread pool, logged as a person's Fork row on the source, and gives the fork a copy of
+    /// the source's policy rules (Policy::copyWorkspace(), as `sbw ws fork` does).
+    /// forkStarted() now; operationFinished() (its `made` the fork) and, on success,
+    /// workspaceCreated() follow.
+    void fork(const QString& name, const ForkOptions& options);
 
 public Q_SLOTS:
     void setCurrent(const QString& name);
@@ -90,8 +100,11 @@ Q_SIGNALS:
     void operationFinished(const sbw::OperationReport& report);
     /// The checkpoints of `workspace` may have changed (checkpoint, revert, delete).
     void checkpointsChanged(const QString& workspace);
-    /// A workspace was created (it is shut off; a start asked for follows) and should be selected.
+    /// A workspace was created (shut off, unless it is a fork of a running one; a start asked
+    /// for follows) and should be selected.
     void workspaceCreated(const QString& workspace);
+    /// A fork of `source` into `fork` began; operationFinished() ends it.
+    void forkStarted(const QString& source, const QString& fork);
     /// New Terminal was chosen for `workspace`.
     void newTerminalRequested(const QString& workspace);
 
@@ -115,6 +128,8 @@ private:
     void stopWorkspace();
     void createWorkspace();
     void takeCheckpoint();
+    /// Asks with ForkDialog, then fork().
+    void askFork();
     void deleteWorkspace();
 
     HypervisorConnection* m_connection;
@@ -131,6 +146,7 @@ private:
     QAction* m_hibernate;
     QAction* m_wake;
     QAction* m_checkpoint;
+    QAction* m_fork;
     QAction* m_newTerminal;
     QAction* m_delete;
 };

@@ -280,6 +280,8 @@ void WorkspacePane::updateHeading()
                       .arg(s.diskGiB)
                       .arg(workspaceNetworkName(s.network),
                            entry.record.created.toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+        if (!entry.record.origin.isEmpty())
+            details += QStringLiteral(" · ") + entry.record.origin.describe();
     }
     m_details->setText(details);
     QPalette palette = m_heading->palette();

@@ -21,8 +21,8 @@ class OutputView;
 class WorkspaceActions;
 class WorkspaceManager;
 
-/// The selected workspace: a heading with its state badge and settings, its lifecycle
-/// buttons (the shared WorkspaceActions) and Settings… (its environment variables,
+/// The selected workspace: a heading with its state badge, settings and (a fork's) origin, its
+/// lifecycle buttons (the shared WorkspaceActions) and Settings… (its environment variables,
 /// WorkspaceSettingsDialog), a command line whose commands run in the workspace (working
 /// folder /root) under a timeout and an output cap, with their output below it and the limit
 /// that ended one named in its status line, and the checkpoint timeline with Revert and Delete.
