@@ -67,6 +67,21 @@ int usage(const QString& message)
     return 2;
 }
 
+/// `rows` with the diffs of their file changes, which CommandLog::rows() leaves out: the JSON
+/// export is the whole record.
+QList<ActionRecord> withDiffs(const CommandLog& log, QList<ActionRecord> rows)
+{
+    for (ActionRecord& row : rows) {
+        const bool diffed = std::any_of(row.fileChanges.files.cbegin(), row.fileChanges.files.cend(),
+                                        [](const FileChange& file) { return file.hasDiff; });
+        if (!diffed)
+            continue;
+        if (auto whole = log.row(row.id))
+            row = whole.value();
+    }
+    return rows;
+}
+
 } // namespace
 
 int logCommand(QStringList arguments)
@@ -94,7 +109,7 @@ int logCommand(QStringList arguments)
                                     QStringLiteral("TEXT"));
     const QCommandLineOption limit(QStringLiteral("limit"), QStringLiteral("At most N rows (default 50)."),
                                    QStringLiteral("N"), QStringLiteral("50"));
-    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("JSON Lines: one object per row."));
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("JSON Lines: one object per row, with the files it changed and their diffs."));
     const QCommandLineOption csv(QStringLiteral("csv"), QStringLiteral("CSV with a header line."));
     const QCommandLineOption output(QStringLiteral("output"),
                                     QStringLiteral("Print the kept output of row ID, byte for byte."),
@@ -170,7 +185,7 @@ int logCommand(QStringList arguments)
         return RunResult::kWorkbenchError;
     }
     if (parser.isSet(json) || parser.isSet(csv)) {
-        const QByteArray text = parser.isSet(json) ? toJsonLines(rows.value()) : toCsv(rows.value());
+        const QByteArray text = parser.isSet(json) ? toJsonLines(withDiffs(*log.value(), rows.value())) : toCsv(rows.value());
         std::fwrite(text.constData(), 1, size_t(text.size()), stdout);
         return 0;
     }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "changes/FileChange.h"
+
 #include <QDateTime>
 #include <QList>
 #include <QMetaType>
@@ -124,6 +126,10 @@ struct ActionRecord
     qint64 bytesReceived = 0; ///< network: bytes from the server to the guest's program
     QString urlBefore;        ///< browse: the page's address before the step; empty otherwise
     QString urlAfter;         ///< browse: the page's address after it (a click may navigate)
+    /// exec and run: the files the command created, modified and deleted in its watched folders
+    /// (not tracked for other kinds and older rows). CommandLog::rows() leaves out the diffs'
+    /// text (FileChange::hasDiff says there is one); CommandLog::row() has them.
+    FileChanges fileChanges;
 
     /// The decision as the log pane and `sbw log` show it: "auto", "denied", "approved by
     /// alice". An approval row (kind Approval) spans the wait from the request to the decision,

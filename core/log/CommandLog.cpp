@@ -2,6 +2,7 @@
 
 #include "base/DataPaths.h"
 #include "base/Logging.h"
+#include "log/FileChangeStore.h"
 #include "log/SecretMasker.h"
 
 #include <QCoreApplication>
@@ -12,6 +13,7 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QSqlRecord>
 #include <vector>
 #include <QThread>
 #include <QTimer>
@@ -27,7 +29,7 @@
 namespace sbw {
 namespace {
 
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 /// The tables of format 1; later formats are reached by kMigrations.
 const char* const kSchema[] = {
@@ -72,13 +74,18 @@ const std::vector<std::vector<const char*>> kMigrations = {
     // 4: a browse row's page address before and after the step (ActionEnd).
     {"ALTER TABLE actions ADD COLUMN url_before TEXT NOT NULL DEFAULT ''",
      "ALTER TABLE actions ADD COLUMN url_after TEXT NOT NULL DEFAULT ''"},
+    // 5: an exec's or run's file changes: a header in actions, the listed files in file_changes.
+    file_change_store::migration(),
 };
 
-const char* const kColumns =
-    "id, started_ms, ended_ms, sandbox, actor_kind, actor_name, action, command, workdir, "
-    "exit_status, signal, outcome, error, duration_ms, stdout_bytes, stderr_bytes, "
-    "stdout_capped, stderr_capped, approval, approver, artifacts_dir, network_address, bytes_sent, "
-    "bytes_received, url_before, url_after";
+const QString kColumns =
+    QStringLiteral("id, started_ms, ended_ms, sandbox, actor_kind, actor_name, action, command, workdir, "
+                   "exit_status, signal, outcome, error, duration_ms, stdout_bytes, stderr_bytes, "
+                   "stdout_capped, stderr_capped, approval, approver, artifacts_dir, network_address, bytes_sent, "
+                   "bytes_received, url_before, url_after, ") +
+    QLatin1String(file_change_store::kColumns);
+/// Where file_change_store::kColumns start in kColumns.
+constexpr int kFileChangeColumn = 26;
 
 Error sqlError(const QString& what, const QSqlError& error)
 {
@@ -135,6 +142,10 @@ ActionRecord recordFrom(const QSqlQuery& query)
     r.bytesReceived = query.value(23).toLongLong();
     r.urlBefore = query.value(24).toString();
     r.urlAfter = query.value(25).toString();
+    QVariantList changes;
+    for (int column = kFileChangeColumn; column < query.record().count(); ++column)
+        changes << query.value(column);
+    r.fileChanges = file_change_store::headerFrom(changes);
     return r;
 }
 
@@ -489,7 +500,8 @@ Expected<void> CommandLog::finish(qint64 id, const ActionEnd& end)
         query.prepare(QStringLiteral(
             "UPDATE actions SET ended_ms=?, duration_ms=?, outcome=?, exit_status=?, signal=?, error=?, "
             "stdout_bytes=?, stderr_bytes=?, stdout_capped=?, stderr_capped=?, artifacts_dir=?, "
-            "network_address=?, bytes_sent=?, bytes_received=?, url_before=?, url_after=? WHERE id=?"));
+            "network_address=?, bytes_sent=?, bytes_received=?, url_before=?, url_after=?, changes_state=?, "
+            "changes_note=?, changes_folders=?, changes_created=?, changes_modified=?, changes_deleted=? WHERE id=?"));
         query.addBindValue(QDateTime::currentMSecsSinceEpoch());
         query.addBindValue(active->elapsedBeforeMs + active->timer.elapsed());
         query.addBindValue(outcomeName(end.outcome));
@@ -506,6 +518,8 @@ Expected<void> CommandLog::finish(qint64 id, const ActionEnd& end)
         query.addBindValue(end.bytesReceived);
         query.addBindValue(text(end.urlBefore));
         query.addBindValue(text(end.urlAfter));
+        for (const QVariant& value : file_change_store::headerValues(end.fileChanges, active->secrets))
+            query.addBindValue(value);
         query.addBindValue(id);
         if (!query.exec()) {
             db.rollback();
@@ -523,6 +537,10 @@ Expected<void> CommandLog::finish(qint64 id, const ActionEnd& end)
                 db.rollback();
                 return sqlError(QStringLiteral("cannot store the output of row %1").arg(id), query.lastError());
             }
+        }
+        if (auto stored = file_change_store::writeFiles(db, id, end.fileChanges, active->secrets); !stored) {
+            db.rollback();
+            return stored;
         }
         if (!db.commit())
             return sqlError(QStringLiteral("cannot complete row %1").arg(id), db.lastError());
@@ -559,7 +577,7 @@ Expected<QList<ActionRecord>> CommandLog::rows(const LogFilter& filter, int limi
             const QString pattern = likePattern(filter.text);
             values << pattern << pattern << pattern;
         }
-        QString sql = QStringLiteral("SELECT %1 FROM actions").arg(QLatin1String(kColumns));
+        QString sql = QStringLiteral("SELECT %1 FROM actions").arg(kColumns);
         if (!where.isEmpty())
             sql += QStringLiteral(" WHERE ") + where.join(QStringLiteral(" AND "));
         sql += QStringLiteral(" ORDER BY id DESC LIMIT %1").arg(std::max(0, limit));
@@ -572,6 +590,8 @@ Expected<QList<ActionRecord>> CommandLog::rows(const LogFilter& filter, int limi
         QList<ActionRecord> records;
         while (query.next())
             records.append(recordFrom(query));
+        if (auto files = file_change_store::readFiles(m_worker->db(), records, false); !files)
+            return files.error();
         return records;
     });
 }
@@ -580,13 +600,16 @@ Expected<ActionRecord> CommandLog::row(qint64 id) const
 {
     return m_worker->call([&]() -> Expected<ActionRecord> {
         QSqlQuery query(m_worker->db());
-        query.prepare(QStringLiteral("SELECT %1 FROM actions WHERE id=?").arg(QLatin1String(kColumns)));
+        query.prepare(QStringLiteral("SELECT %1 FROM actions WHERE id=?").arg(kColumns));
         query.addBindValue(id);
         if (!query.exec())
             return sqlError(QStringLiteral("cannot read row %1").arg(id), query.lastError());
         if (!query.next())
             return makeError(QStringLiteral("command log: no row %1").arg(id));
-        return recordFrom(query);
+        QList<ActionRecord> records{recordFrom(query)};
+        if (auto files = file_change_store::readFiles(m_worker->db(), records, true); !files)
+            return files.error();
+        return records.front();
     });
 }
 

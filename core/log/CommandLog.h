@@ -48,6 +48,7 @@ struct ActionEnd
     qint64 bytesReceived = 0; ///< network: bytes from the server to the guest's program
     QString urlBefore; ///< browse: the page's address before the step
     QString urlAfter;  ///< browse: the page's address after it
+    FileChanges fileChanges; ///< exec and run: what the command changed (secrets masked when stored)
 };
 
 /// Which rows CommandLog::rows() returns. Empty fields match everything.

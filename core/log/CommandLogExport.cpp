@@ -1,5 +1,7 @@
 #include "log/CommandLogExport.h"
 
+#include "changes/FileChangeJson.h"
+
 #include <QJsonDocument>
 #include <QStringList>
 
@@ -10,7 +12,8 @@ const char* const kKeys[] = {"id", "started", "ended", "sandbox", "actor", "acto
                              "command", "workdir", "exit_status", "signal", "outcome", "error",
                              "duration_ms", "stdout_bytes", "stderr_bytes", "stdout_capped",
                              "stderr_capped", "approval", "approver", "network_address",
-                             "bytes_sent", "bytes_received", "url_before", "url_after", "files"};
+                             "bytes_sent", "bytes_received", "url_before", "url_after", "files",
+                             "file_changes_summary"};
 
 QJsonValue timeValue(const QDateTime& time)
 {
@@ -81,6 +84,8 @@ QJsonObject toJson(const ActionRecord& r)
     o.insert(QLatin1String("url_before"), r.urlBefore);
     o.insert(QLatin1String("url_after"), r.urlAfter);
     o.insert(QLatin1String("files"), r.artifactsDir);
+    o.insert(QLatin1String("file_changes_summary"), r.fileChanges.summary());
+    o.insert(QLatin1String("file_changes"), fileChangesReport(r.fileChanges, true));
     return o;
 }
 

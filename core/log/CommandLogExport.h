@@ -19,7 +19,10 @@ namespace sbw {
 /// One row as a JSON object: id, started, ended, sandbox, actor, actor_name, action, command,
 /// workdir, exit_status, signal, outcome, error, duration_ms, stdout_bytes, stderr_bytes,
 /// stdout_capped, stderr_capped, approval, approver, and for network rows network_address (the
-/// server's address; empty otherwise), bytes_sent and bytes_received (0 otherwise).
+/// server's address; empty otherwise), bytes_sent and bytes_received (0 otherwise),
+/// file_changes_summary (FileChanges::summary(); empty for rows without tracking) and
+/// file_changes (fileChangesReport(): the listed files, with diffs when the record has them, as
+/// from CommandLog::row(); CSV has the summary only).
 QJsonObject toJson(const ActionRecord& record);
 QByteArray toJsonLines(const QList<ActionRecord>& records);
 QByteArray toCsv(const QList<ActionRecord>& records);

@@ -26,7 +26,10 @@ QByteArray SecretMasker::finish()
 QByteArray SecretMasker::maskAll(QByteArrayView text, const QList<QByteArray>& secrets)
 {
     SecretMasker masker(secrets);
-    return masker.feed(text) + masker.finish();
+    // Two statements: the operands of + may be evaluated in either order, and finish() first
+    // would drop what feed() holds back (a tail that could start a secret).
+    QByteArray masked = masker.feed(text);
+    return masked + masker.finish();
 }
 
 QByteArray SecretMasker::mask(bool final)

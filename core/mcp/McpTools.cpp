@@ -4,6 +4,7 @@
 #include "hypervisor/HypervisorConnection.h"
 #include "log/LoggedAction.h"
 #include "mcp/McpCommandOutput.h"
+#include "mcp/McpFileChanges.h"
 #include "mcp/McpRunFiles.h"
 #include "mcp/McpToolSchema.h"
 #include "run/EphemeralRun.h"
@@ -83,7 +84,7 @@ QJsonObject runCodeOutputSchema()
     QJsonArray required = schema.value(QLatin1String("required")).toArray();
     required << QStringLiteral("artifacts") << QStringLiteral("artifacts_note");
     schema.insert(QStringLiteral("required"), required);
-    return schema;
+    return withFileChangesSchema(schema);
 }
 
 QJsonObject runCodeInputSchema()
@@ -175,6 +176,7 @@ McpToolResult runCodeResult(const RunResult& run, const RunOptions& options, con
     result.resources = artifacts.resources;
     result.end = LoggedAction::endOf(Expected<ExecStatus>(status));
     result.end.artifactsDir = run.artifactsFolder;
+    addFileChanges(result, run.fileChanges);
     if (run.timedOut || run.limit) {
         result.error = run.timedOut ? QStringLiteral("timed out after %1 s: the script was killed")
                                           .arg(options.timeout.count())
@@ -486,6 +488,7 @@ McpToolResult runExec(McpSandboxes& sandboxes, const McpCall& call)
     result.structured = output.structured(command.status, command.wallMs, call.log->id());
     result.structuredOnly = {QStringLiteral("stdout"), QStringLiteral("stderr")};
     result.end = LoggedAction::endOf(Expected<ExecStatus>(command.status));
+    addFileChanges(result, command.fileChanges);
     if (command.limit) {
         result.error =
             command.status.timedOut
@@ -503,10 +506,12 @@ McpTool execTool(std::shared_ptr<McpSandboxes> sandboxes)
     tool.title = QStringLiteral("Run a command in a workspace");
     tool.description = QStringLiteral(
         "Runs a command in a running workspace as root: argv (run as is, no shell) or command "
-        "(a sh command line). Returns stdout, stderr, exit status or signal.");
+        "(a sh command line). Returns stdout, stderr, exit status or signal, and the files it "
+        "created, modified and deleted under /root and its working folder (with diffs of small "
+        "text files).");
     tool.kind = ActionKind::Exec;
     tool.inputSchema = execInputSchema();
-    tool.outputSchema = McpCommandOutput::schema();
+    tool.outputSchema = withFileChangesSchema(McpCommandOutput::schema());
     tool.prepare = prepareExec;
     tool.run = [sandboxes](const McpCall& call) { return runExec(*sandboxes, call); };
     return tool;

@@ -2,6 +2,7 @@
 
 #include "base/Logging.h"
 #include "base/SignalText.h"
+#include "changes/ChangeScan.h"
 #include "guest/GuestLimitProbe.h"
 #include "guest/GuestSession.h"
 #include "guest/LoopbackClientProbe.h"
@@ -50,7 +51,9 @@ struct Launch
     QByteArray stdinData;
 };
 
-Launch launch(Language language, const QByteArray& code)
+/// `beforeScan` (ChangeWatch::beforeScanCommand()) runs after the script is written, so the
+/// script's own file is not one of its changes.
+Launch launch(Language language, const QByteArray& code, const QByteArray& beforeScan)
 {
     const QByteArray file = language == Language::Python ? "main.py" : "main.sh";
     const QByteArray run = language == Language::Python ? "exec python3 -u main.py" : "exec sh main.sh";
@@ -58,9 +61,9 @@ Launch launch(Language language, const QByteArray& code)
     launch.command = "cd " + kRunFolder + " 2>/dev/null || { mkdir -p " + kOutFolder + " && cd " + kRunFolder
                      + "; } && { [ -d out ] || mkdir out; } && ";
     if (code.size() <= kInlineScriptBytes && !code.contains('\0')) {
-        launch.command += "printf %s " + shellQuoted(code) + " >" + file + " && " + run;
+        launch.command += "printf %s " + shellQuoted(code) + " >" + file + " && " + beforeScan + " && " + run;
     } else {
-        launch.command += "cat >" + file + " && " + run;
+        launch.command += "cat >" + file + " && " + beforeScan + " && " + run;
         launch.stdinData = code;
     }
     return launch;
@@ -243,6 +246,7 @@ ActionEnd runLogEnd(const RunResult& result)
     end.signal = result.signal;
     end.error = result.error.isEmpty() ? result.limitNote : result.error;
     end.artifactsDir = result.artifactsFolder;
+    end.fileChanges = result.fileChanges;
     if (!result.error.isEmpty())
         end.outcome = Outcome::Error;
     else if (result.cancelled)
@@ -375,7 +379,7 @@ private:
             m_result.limitNote = lifetimeNote(m_options);
             return false;
         }
-        Launch script = launch(m_options.language, m_options.code);
+        Launch script = launch(m_options.language, m_options.code, m_watch.beforeScanCommand());
         ExecRequest request;
         request.command = std::move(script.command);
         if (m_egress)
@@ -443,6 +447,8 @@ private:
         const bool failed = m_status.signal || m_status.exitStatus.value_or(0) != 0;
         if (failed && !m_status.timedOut && !m_status.cancelled && !m_result.limit)
             lookForGuestLimits(*m_sandbox, m_options, m_result);
+        if (m_guestAnswered)
+            m_result.fileChanges = scanAfter(sessionExec(m_sandbox->session()), m_watch);
         if (m_guestAnswered && !cancelled()) {
             if (!m_sftp)
                 m_sftp = m_sftpOpening.get();
@@ -527,6 +533,7 @@ private:
     ScriptLimits m_limits;
     OutputCap m_cap{m_options.outputCapBytes};
     ExecStatus m_status;
+    const ChangeWatch m_watch = ChangeWatch::forCommand(QString::fromLatin1(kRunFolder));
     bool m_guestAnswered = false;
 };
 

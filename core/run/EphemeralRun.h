@@ -1,6 +1,7 @@
 #pragma once
 
 #include "action/ActionRecord.h"
+#include "changes/FileChange.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "run/RunArtifacts.h"
 #include "sandbox/Sandbox.h"
@@ -118,6 +119,9 @@ struct RunResult
     /// Set when out/ held more than came back: which cap, what was skipped
     /// (ArtifactCollection::note); empty otherwise.
     QString artifactsNote;
+    /// Files the script created, modified and deleted under /root (its working folder
+    /// included), or why that is unknown; not tracked when the script did not run.
+    FileChanges fileChanges;
     QString domainName;            ///< the libvirt domain used, for logs
     qint64 bootMs = 0;             ///< domain start → SSH session ready (pre-booted: the resume)
     bool preBooted = false;        ///< the sandbox came from RunOptions::pool

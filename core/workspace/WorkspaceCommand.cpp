@@ -2,6 +2,7 @@
 
 #include "base/Logging.h"
 #include "base/SignalText.h"
+#include "changes/ChangeScan.h"
 #include "guest/GuestLimitProbe.h"
 #include "log/CommandLog.h"
 #include "log/LoggedAction.h"
@@ -49,6 +50,7 @@ ActionEnd logEnd(const WorkspaceCommandResult& result)
     ActionEnd end = LoggedAction::endOf(result.error.isEmpty()
                                             ? Expected<ExecStatus>(result.status)
                                             : Expected<ExecStatus>(makeError(result.error)));
+    end.fileChanges = result.fileChanges;
     if (result.error.isEmpty() && !result.limitNote.isEmpty()) {
         end.error = result.limitNote;
         if (end.outcome == Outcome::Succeeded)
@@ -121,8 +123,11 @@ WorkspaceCommandResult runWorkspaceCommand(Workspace& workspace,
         if (options.onOutput)
             options.onOutput(which, bytes);
     };
+    const ChangeWatch watch = ChangeWatch::forCommand(options.workdir);
     ExecRequest request;
-    request.command = options.shellCommand;
+    // The scan before runs in the command's own exec: no round trip of its own.
+    request.command = options.trackFileChanges ? watch.beforeScanCommand() + "; " + options.shellCommand
+                                               : options.shellCommand;
     request.timeout = options.timeout;
     request.stdinData = options.stdinData;
     // The session watches the caller's flag and the output cap's.
@@ -138,6 +143,9 @@ WorkspaceCommandResult runWorkspaceCommand(Workspace& workspace,
         return result;
     }
     result.status = status.value();
+    if (options.trackFileChanges)
+        result.fileChanges = scanAfter(
+            [&](const ExecRequest& scan) { return workspace.exec(scan, options.readyDeadline); }, watch);
     if (cap.passed()) {
         result.limit = RunLimit::OutputCap;
         result.limitNote = cap.note();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "action/ActionRecord.h"
+#include "changes/FileChange.h"
 #include "base/OutputStream.h"
 #include "guest/GuestSession.h"
 #include "run/EphemeralRun.h"
@@ -37,6 +38,10 @@ struct WorkspaceCommandOptions
     std::chrono::steady_clock::time_point readyDeadline; ///< how long to wait for a starting guest
     std::shared_ptr<CommandLog> log; ///< null: not logged
     Actor actor;
+    /// Lists the files the command created, modified and deleted in /root and `workdir`
+    /// (ChangeWatch::forCommand; a scan in the command's own exec and one exec after it). Off
+    /// only to measure what it costs (tests/bench).
+    bool trackFileChanges = true;
 };
 
 /// How a workspace command ended.
@@ -54,7 +59,10 @@ struct WorkspaceCommandResult
     /// "the disk limit of 5 GiB was hit: the workspace's root file system is full". Also the
     /// error text of the command's log row.
     QString limitNote;
-    qint64 wallMs = 0; ///< from the call to the end, ms
+    qint64 wallMs = 0; ///< from the call to the end of the command (before the scan after it), ms
+    /// What the command changed, or why that is unknown; not tracked when the command did not
+    /// run or WorkspaceCommandOptions::trackFileChanges is off.
+    FileChanges fileChanges;
 
     /// One line: the error, "cancelled", the limit note, "killed by signal 9 (SIGKILL)", "exit status 3".
     QString summary() const;

@@ -1,5 +1,6 @@
 // The command log pane on a real SQLite log: live rows (also those another process writes),
-// filters, the escaped detail view and exports. Saves $SBW_SCREENSHOT_DIR/commandlogpane.png and
+// filters, the escaped detail view, a row's file changes and exports. Saves
+// $SBW_SCREENSHOT_DIR/commandlogpane.png, commandlogpane-file-changes.png and
 // commandlogpane-other-process.png when that variable is set.
 //
 // Run as `tst_commandlogpane --write-row DATABASE SANDBOX COMMAND` it is that other process: it
@@ -169,6 +170,55 @@ private Q_SLOTS:
         const QString detail = pane.detail()->toPlainText();
         QVERIFY2(detail.contains(QStringLiteral("status: succeeded; approval: ") + text + QLatin1Char('\n')),
                  qPrintable(detail));
+    }
+
+    void detailListsTheFilesACommandChanged()
+    {
+        auto log = CommandLog::open(m_dir.filePath(QStringLiteral("changes.sqlite"))).value();
+        ActionStart start;
+        start.sandbox = QStringLiteral("alpha");
+        start.command = QStringLiteral("make");
+        start.workdir = QStringLiteral("/root/p");
+        const qint64 id = log->begin(start).value();
+        ActionEnd end;
+        end.exitStatus = 0;
+        FileChanges& changes = end.fileChanges;
+        changes.tracked = true;
+        changes.folders = {QStringLiteral("/root")};
+        changes.created = 1;
+        changes.modified = 1206;
+        changes.deleted = 1;
+        FileChange made{QStringLiteral("/root/p/made\nfile\x1b[31m.txt"), ChangeKind::Created, 0, 'f', -1, 4,
+                        "--- /dev/null\n+++ /root/p/made\n@@ -0,0 +1 @@\n+new \x1b[2J\n", true, {}};
+        FileChange edit{QStringLiteral("/root/p/edit.txt"), ChangeKind::Modified, 'f', 'f', 8, 6,
+                        "--- /root/p/edit.txt\n+++ /root/p/edit.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n", true, {}};
+        FileChange big{QStringLiteral("/root/p/big.bin"), ChangeKind::Modified, 'f', 'f', 100000, 100001, {}, false,
+                       QStringLiteral("larger than 64 KiB: no diff")};
+        FileChange gone{QStringLiteral("/root/p/gone.txt"), ChangeKind::Deleted, 'f', 0, 4, -1, {}, false,
+                        QStringLiteral("no diff: the content before the command was not kept")};
+        changes.files = {big, edit, gone, made};
+        QVERIFY(log->finish(id, end).ok());
+
+        CommandLogPane pane(log);
+        pane.resize(1000, 700);
+        pane.show();
+        QTRY_COMPARE(pane.model()->rowCount(), 1);
+        QSignalSpy shown(&pane, &CommandLogPane::detailShown);
+        pane.table()->setCurrentIndex(pane.model()->index(0, 0));
+        QTRY_COMPARE(shown.size(), 1);
+        const QString detail = pane.detail()->toPlainText();
+        for (const char* line :
+             {"── files: 1,208 files changed (1 created, 1,206 modified, 1 deleted) ──\n",
+              "modified file       100,000 B → 100,001 B     /root/p/big.bin  (larger than 64 KiB: no diff)\n",
+              "modified file             8 B → 6 B           /root/p/edit.txt\n",
+              "deleted  file             4 B → —             /root/p/gone.txt  (no diff: the content before the command was not kept)\n",
+              "created  file               — → 4 B           /root/p/made\\nfile\\x1b[31m.txt\n",
+              "1,204 more files changed, not listed\n", "── diff of /root/p/edit.txt ──\n", "\n one\n-two\n+2\n",
+              "+new \\x1b[2J\n"})
+            QVERIFY2(detail.contains(QString::fromUtf8(line)), qPrintable(QStringLiteral("%1\n--- in ---\n%2").arg(QString::fromUtf8(line), detail)));
+        QVERIFY(!detail.contains(QChar(0x1b)));
+        if (const QString dir = qEnvironmentVariable("SBW_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(pane.grab().save(dir + QStringLiteral("/commandlogpane-file-changes.png")));
     }
 
     void exportWritesTheFilteredRows()

@@ -208,6 +208,73 @@ private Q_SLOTS:
         QVERIFY(!db.readAll().contains("tok-123456"));
     }
 
+    void fileChangesAreStoredWithTheRow()
+    {
+        auto log = openLog();
+        log->setSecrets(QStringLiteral("ws1"), {"tok-123456"});
+        const auto id = log->begin(execStart(QStringLiteral("ws1"), QStringLiteral("make")));
+        ActionEnd end;
+        end.exitStatus = 0;
+        FileChanges& changes = end.fileChanges;
+        changes.tracked = true;
+        changes.folders = {QStringLiteral("/root")};
+        changes.created = 1;
+        changes.deleted = 1;
+        changes.modified = 1205; // 1,204 of them not listed
+        FileChange created;
+        created.path = QStringLiteral("/root/new\ttok-123456");
+        created.kind = ChangeKind::Created;
+        created.typeAfter = 'f';
+        created.sizeAfter = 6;
+        created.diff = "+++ b\n+tok-123456\n";
+        created.hasDiff = true;
+        FileChange deleted;
+        deleted.path = QStringLiteral("/root/old.bin");
+        deleted.kind = ChangeKind::Deleted;
+        deleted.typeBefore = 'f';
+        deleted.sizeBefore = 70000;
+        deleted.diffNote = QStringLiteral("larger than 64 KiB: no diff");
+        FileChange modified;
+        modified.path = QStringLiteral("/root/x");
+        modified.typeBefore = 'f';
+        modified.typeAfter = 'l';
+        modified.sizeBefore = 1;
+        modified.sizeAfter = 2;
+        changes.files = {created, deleted, modified};
+        QVERIFY(log->finish(id.value(), end).ok());
+
+        const ActionRecord row = log->row(id.value()).value();
+        QCOMPARE(row.fileChanges.summary(), QStringLiteral("1,207 files changed (1 created, 1,205 modified, 1 deleted)"));
+        QCOMPARE(row.fileChanges.moreText(), QStringLiteral("1,204 more files changed, not listed"));
+        QCOMPARE(row.fileChanges.folders, QStringList{QStringLiteral("/root")});
+        QCOMPARE(row.fileChanges.files.size(), 3);
+        const QString mask = QString::fromUtf8(SecretMasker::kMask);
+        QCOMPARE(row.fileChanges.files[0].path, QStringLiteral("/root/new\t%1").arg(mask));
+        QCOMPARE(row.fileChanges.files[0].diff, QByteArray("+++ b\n+") + SecretMasker::kMask + "\n");
+        QCOMPARE(row.fileChanges.files[1].kind, ChangeKind::Deleted);
+        QCOMPARE(row.fileChanges.files[1].sizeBefore, 70000);
+        QCOMPARE(row.fileChanges.files[1].sizeAfter, -1);
+        QCOMPARE(row.fileChanges.files[1].diffNote, QStringLiteral("larger than 64 KiB: no diff"));
+        QCOMPARE(row.fileChanges.files[2].typeName(), QStringLiteral("symlink"));
+        // rows(): the list without the diffs' text.
+        const ActionRecord listed = log->rows({}).value().first();
+        QCOMPARE(listed.fileChanges.files.size(), 3);
+        QVERIFY(listed.fileChanges.files[0].hasDiff);
+        QVERIFY(listed.fileChanges.files[0].diff.isEmpty());
+        // Unknown changes keep their reason; rows without tracking say nothing.
+        const auto other = log->begin(execStart(QStringLiteral("ws1"), QStringLiteral("true")));
+        ActionEnd unknown;
+        unknown.fileChanges = FileChanges::unknownBecause({QStringLiteral("/root")}, QStringLiteral("no list"));
+        QVERIFY(log->finish(other.value(), unknown).ok());
+        QCOMPARE(log->row(other.value()).value().fileChanges.summary(), QStringLiteral("file changes unknown: no list"));
+        const auto untracked = log->begin(execStart(QStringLiteral("ws1"), QStringLiteral("true")));
+        QVERIFY(log->finish(untracked.value(), ActionEnd{}).ok());
+        QVERIFY(!log->row(untracked.value()).value().fileChanges.tracked);
+        QFile db(dbPath());
+        QVERIFY(db.open(QIODevice::ReadOnly));
+        QVERIFY(!db.readAll().contains("tok-123456"));
+    }
+
     void rowsOfAWorkbenchThatDiedAreMarkedInterrupted()
     {
         qint64 id = 0;

@@ -45,7 +45,10 @@ private Q_SLOTS:
         QCOMPARE(split[0],
                  QByteArray("{\"action\":\"exec\",\"actor\":\"agent\",\"actor_name\":\"claude-code\",\"approval\":\"approved\","
                             "\"approver\":\"person\",\"bytes_received\":0,\"bytes_sent\":0,\"command\":\"echo \\\"a,b\\\"\\nprintf '\\\\x1b[2J'\",\"duration_ms\":1500,"
-                            "\"ended\":\"2026-11-29T16:30:02.750Z\",\"error\":\"\",\"exit_status\":0,\"files\":\"/data/runs/r1/out\",\"id\":7,\"network_address\":\"\",\"outcome\":\"succeeded\","
+                            "\"ended\":\"2026-11-29T16:30:02.750Z\",\"error\":\"\",\"exit_status\":0,"
+                            "\"file_changes\":{\"created\":0,\"deleted\":0,\"files\":[],\"folders\":[],\"modified\":0,"
+                            "\"not_listed\":0,\"state\":\"not tracked\",\"summary\":\"\",\"unknown\":\"\"},"
+                            "\"file_changes_summary\":\"\",\"files\":\"/data/runs/r1/out\",\"id\":7,\"network_address\":\"\",\"outcome\":\"succeeded\","
                             "\"sandbox\":\"ws1\",\"signal\":null,\"started\":\"2026-11-29T16:30:01.250Z\",\"stderr_bytes\":0,"
                             "\"stderr_capped\":false,\"stdout_bytes\":4,\"stdout_capped\":false,\"url_after\":\"\",\"url_before\":\"\","
                             "\"workdir\":\"/root\"}"));
@@ -64,10 +67,11 @@ private Q_SLOTS:
         QCOMPARE(lines[0], QStringLiteral("id,started,ended,sandbox,actor,actor_name,action,command,workdir,"
                                           "exit_status,signal,outcome,error,duration_ms,stdout_bytes,"
                                           "stderr_bytes,stdout_capped,stderr_capped,approval,approver,"
-                                          "network_address,bytes_sent,bytes_received,url_before,url_after,files"));
+                                          "network_address,bytes_sent,bytes_received,url_before,url_after,files,"
+                                          "file_changes_summary"));
         QCOMPARE(lines[1], QStringLiteral("7,2026-11-29T16:30:01.250Z,2026-11-29T16:30:02.750Z,ws1,agent,"
                                           "claude-code,exec,\"echo \"\"a,b\"\"\nprintf '\\x1b[2J'\",/root,0,,"
-                                          "succeeded,,1500,4,0,false,false,approved,person,,0,0,,,/data/runs/r1/out")
+                                          "succeeded,,1500,4,0,false,false,approved,person,,0,0,,,/data/runs/r1/out,")
                                .split(QStringLiteral("\r\n"))[0]);
         QVERIFY(csv.contains(QStringLiteral("\"'-ws\"")));
         QVERIFY(csv.contains(QStringLiteral("\"'=HYPERLINK(\"\"http://x\"\")\"")));

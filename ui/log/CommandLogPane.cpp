@@ -5,6 +5,7 @@
 #include "base/VisibleText.h"
 #include "log/CommandLogExport.h"
 #include "log/CommandLogModel.h"
+#include "log/FileChangesText.h"
 #include "widgets/MonospaceFont.h"
 
 #include <QAction>
@@ -32,7 +33,8 @@ constexpr int kExportLimit = 100000;
 QString shownOutput(const QByteArray& bytes)
 {
     GuestTextDecoder decoder;
-    return makeVisible(decoder.decode(bytes) + decoder.finish());
+    QString text = decoder.decode(bytes); // before finish(): the operands of + have no order
+    return makeVisible(text + decoder.finish());
 }
 
 } // namespace
@@ -256,25 +258,35 @@ void CommandLogPane::showDetail()
         text += tr("files: %1\n").arg(makeVisible(r.artifactsDir));
     text += QStringLiteral("\n") + makeVisible(r.command) + QStringLiteral("\n");
     const bool wantsOutput = r.outcome != Outcome::Running && (r.stdoutBytes > 0 || r.stderrBytes > 0);
-    if (!wantsOutput) {
-        m_detail->setPlainText(text + outputSections(r, QByteArray(), QByteArray()));
+    // The model's rows list the changed files without the diffs' text (CommandLog::rows()).
+    const bool wantsDiffs = std::any_of(r.fileChanges.files.cbegin(), r.fileChanges.files.cend(),
+                                        [](const FileChange& file) { return file.hasDiff; });
+    if (!wantsOutput && !wantsDiffs) {
+        m_detail->setPlainText(text + outputSections(r, QByteArray(), QByteArray()) + fileChangesText(r.fileChanges));
         Q_EMIT detailShown();
         return;
     }
     m_detail->setPlainText(text + tr("\n(reading the output…)"));
-    // The output is read off the GUI thread; a newer selection overtakes it.
-    using Outputs = std::pair<Expected<QByteArray>, Expected<QByteArray>>;
+    // The output and diffs are read off the GUI thread; a newer selection overtakes them.
+    struct Read
+    {
+        Expected<QByteArray> out;
+        Expected<QByteArray> err;
+        FileChanges changes;
+    };
     const quint64 read = m_detailReads;
-    auto readOutputs = [log = m_log, r]() -> Outputs {
+    auto readOutputs = [log = m_log, r, wantsDiffs]() -> Read {
         const auto read = [&](OutputStream stream, qint64 bytes) -> Expected<QByteArray> {
             return bytes > 0 ? log->output(r.id, stream) : Expected<QByteArray>(QByteArray());
         };
-        return {read(OutputStream::Stdout, r.stdoutBytes), read(OutputStream::Stderr, r.stderrBytes)};
+        const auto whole = wantsDiffs ? log->row(r.id) : Expected<ActionRecord>(r);
+        return {read(OutputStream::Stdout, r.stdoutBytes), read(OutputStream::Stderr, r.stderrBytes),
+                whole ? whole->fileChanges : r.fileChanges};
     };
-    runThen(this, std::move(readOutputs), [this, read, r, text](const Outputs& outputs) {
+    runThen(this, std::move(readOutputs), [this, read, r, text](const Read& outputs) {
         if (read != m_detailReads)
             return;
-        m_detail->setPlainText(text + outputSections(r, outputs.first, outputs.second));
+        m_detail->setPlainText(text + outputSections(r, outputs.out, outputs.err) + fileChangesText(outputs.changes));
         Q_EMIT detailShown();
     });
 }
