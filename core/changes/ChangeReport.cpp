@@ -1,11 +1,7 @@
 #include "changes/ChangeReport.h"
 
 #include "changes/FileChangeBounds.h"
-#include "changes/FileDiff.h"
-#include "changes/ScanComparison.h"
-#include "changes/ScanEntry.h"
 
-#include <QHash>
 #include <QLocale>
 
 namespace sbw {
@@ -13,22 +9,15 @@ namespace {
 
 using namespace file_change_bounds;
 
-/// The contents the guest sent for one path.
-struct Contents
-{
-    std::optional<QByteArray> before;
-    std::optional<QByteArray> after;
-};
-
-/// A cursor over the guest's output: NUL-separated records and counted byte blocks.
-class ReportReader
+/// A cursor over NUL-separated records.
+class RecordReader
 {
 public:
-    explicit ReportReader(QByteArrayView bytes) : m_bytes(bytes) {}
+    explicit RecordReader(QByteArrayView bytes) : m_bytes(bytes) {}
 
     bool atEnd() const { return m_pos >= m_bytes.size(); }
-    /// The next record; a last one without its NUL is returned as it is.
-    QByteArrayView record()
+    /// The next record; a last one without its NUL as it is.
+    QByteArrayView next()
     {
         if (atEnd())
             return {};
@@ -38,120 +27,89 @@ public:
         m_pos = stop + 1;
         return record;
     }
-    /// `size` raw bytes; nullopt when fewer are left.
-    std::optional<QByteArray> block(qint64 size)
-    {
-        if (size < 0 || size > kMaxDiffFileBytes || size > m_bytes.size() - m_pos)
-            return std::nullopt;
-        const QByteArray bytes = m_bytes.sliced(m_pos, size).toByteArray();
-        m_pos += size;
-        return bytes;
-    }
+    QByteArrayView rest() const { return atEnd() ? QByteArrayView() : m_bytes.sliced(m_pos); }
 
 private:
     QByteArrayView m_bytes;
     qsizetype m_pos = 0;
 };
 
-/// "#NAME VALUE" → VALUE when the record is that marker.
-std::optional<QByteArrayView> marker(QByteArrayView record, QByteArrayView name)
+Error tooManyEntries(const QStringList& folders)
 {
-    if (!record.startsWith(name) || record.size() <= name.size() || record[name.size()] != ' ')
+    return makeError(QStringLiteral("%1 hold more than %2 entries; scanning them all would slow every command")
+                         .arg(folders.join(QStringLiteral(", ")),
+                              QLocale(QLocale::English, QLocale::UnitedStates).toString(kMaxScanEntries)));
+}
+
+/// "SIZE MTIME PATH" as stat --printf '%s %.9Y %n' writes it.
+std::optional<std::pair<QByteArray, FileContent>> statRecord(QByteArrayView record)
+{
+    const qsizetype first = record.indexOf(' ');
+    const qsizetype second = first < 0 ? -1 : record.indexOf(' ', first + 1);
+    if (second < 0)
         return std::nullopt;
-    return record.sliced(name.size() + 1);
-}
-
-qint64 number(QByteArrayView text)
-{
     bool ok = false;
-    const qint64 value = text.trimmed().toByteArray().toLongLong(&ok);
-    return ok ? value : -1;
-}
-
-QString tooManyEntries(const QStringList& folders)
-{
-    return QStringLiteral("%1 hold more than %2 entries; scanning them all would slow every command")
-        .arg(folders.join(QStringLiteral(", ")), QLocale(QLocale::English, QLocale::UnitedStates).toString(kMaxScanEntries));
-}
-
-/// "#file", "#old", "#new" blocks up to "#end"; false when they are malformed or cut off.
-bool readContents(ReportReader& reader, QHash<QByteArray, Contents>& contents)
-{
-    QByteArray path;
-    while (!reader.atEnd()) {
-        const QByteArrayView record = reader.record();
-        if (record == "#end")
-            return true;
-        if (auto file = marker(record, "#file")) {
-            path = file->toByteArray();
-            continue;
-        }
-        const auto old = marker(record, "#old");
-        const auto now = old ? old : marker(record, "#new");
-        if (!now || path.isEmpty())
-            return false;
-        auto bytes = reader.block(number(*now));
-        if (!bytes)
-            return false;
-        (old ? contents[path].before : contents[path].after) = std::move(bytes);
-    }
-    return false;
-}
-
-/// A file the guest sent no content for: too large, or past the files per row that get a diff.
-void noteMissingDiff(FileChange& change)
-{
-    if (change.typeBefore != 'f' && change.typeAfter != 'f')
-        return;
-    if (std::max(change.sizeBefore, change.sizeAfter) > kMaxDiffFileBytes)
-        change.diffNote = QStringLiteral("larger than %1 KiB: no diff").arg(kMaxDiffFileBytes / 1024);
-    else
-        change.diffNote = QStringLiteral("no diff: only %1 files per command get one").arg(kMaxDiffFiles);
+    FileContent content;
+    content.size = record.first(first).toLongLong(&ok);
+    const auto mtime = parseFindTime(record.sliced(first + 1, second - first - 1));
+    if (!ok || content.size < 0 || content.size > kMaxDiffFileBytes || !mtime)
+        return std::nullopt;
+    content.mtimeNs = *mtime;
+    return std::pair{record.sliced(second + 1).toByteArray(), content};
 }
 
 } // namespace
 
-FileChanges readChangeReport(QByteArrayView output, const QStringList& folders)
+Expected<ScanPair> readScanReport(QByteArrayView output, const QStringList& folders)
 {
-    ReportReader reader(output);
-    const QByteArrayView first = reader.record();
-    if (auto reason = marker(first, "#unknown"))
-        return FileChanges::unknownBecause(folders, QString::fromUtf8(*reason));
-    const auto counts = marker(first, "#counts");
-    const auto changeBytes = marker(reader.record(), "#changes");
-    if (!counts || !changeBytes)
-        return FileChanges::unknownBecause(folders, QStringLiteral("the guest's scan gave no answer"));
-    const QList<QByteArray> sides = counts->toByteArray().split(' ');
-    if (sides.size() != 2 || number(sides[0]) > kMaxScanEntries || number(sides[1]) > kMaxScanEntries)
-        return FileChanges::unknownBecause(folders, tooManyEntries(folders));
-    if (number(*changeBytes) > kMaxChangeRecordBytes)
-        return FileChanges::unknownBecause(
-            folders, QStringLiteral("the changed names fill more than %1 MiB").arg(kMaxChangeRecordBytes >> 20));
+    RecordReader reader(output);
+    const QByteArrayView first = reader.next();
+    if (first.startsWith("#unknown "))
+        return makeError(QString::fromUtf8(first.sliced(9)));
+    if (first != "#before")
+        return makeError(QStringLiteral("the guest's scan gave no answer"));
+    ScanPair pair;
+    QList<ScanEntry>* side = &pair.before;
+    for (QByteArrayView record = reader.next(); record != "#end"; record = reader.next()) {
+        if (reader.atEnd() && record != "#end")
+            return makeError(QStringLiteral("the guest's list of files was cut off"));
+        if (record == "#after") {
+            side = &pair.after;
+            continue;
+        }
+        if (auto entry = parseScanRecord(record))
+            side->append(*entry);
+        if (side->size() > kMaxScanEntries)
+            return tooManyEntries(folders);
+    }
+    return pair;
+}
 
-    QList<ScanEntry> before;
-    QList<ScanEntry> after;
-    while (true) {
+Expected<QHash<QByteArray, FileContent>> readContents(QByteArrayView output)
+{
+    RecordReader reader(output);
+    QList<std::pair<QByteArray, FileContent>> files;
+    for (QByteArrayView record = reader.next(); record != "#cat"; record = reader.next()) {
         if (reader.atEnd())
-            return FileChanges::unknownBecause(folders, QStringLiteral("the guest's list of changes was cut off"));
-        const QByteArrayView record = reader.record();
-        if (record == "#contents")
-            break;
-        const bool afterSide = record.startsWith('\t');
-        if (auto entry = parseScanRecord(afterSide ? record.sliced(1) : record))
-            (afterSide ? after : before).append(*entry);
+            return makeError(QStringLiteral("the guest sent no file contents"));
+        auto file = statRecord(record);
+        if (!file)
+            return makeError(QStringLiteral("the guest's file sizes are unreadable"));
+        files.append(*file);
     }
-    FileChanges changes = compareScans(before, after, kMaxListedFiles);
-    changes.folders = folders;
-    QHash<QByteArray, Contents> contents;
-    const bool complete = readContents(reader, contents);
-    for (FileChange& change : changes.files) {
-        const auto found = contents.constFind(change.path.toUtf8());
-        if (found != contents.cend())
-            attachDiff(change, found->before, found->after);
-        else if (complete)
-            noteMissingDiff(change);
+    QByteArrayView bytes = reader.rest();
+    qint64 total = 0;
+    for (const auto& [path, content] : files)
+        total += content.size;
+    if (total != bytes.size())
+        return makeError(QStringLiteral("the files changed while they were read"));
+    QHash<QByteArray, FileContent> contents;
+    for (auto& [path, content] : files) {
+        content.bytes = bytes.first(content.size).toByteArray();
+        bytes = bytes.sliced(content.size);
+        contents.insert(path, content);
     }
-    return changes;
+    return contents;
 }
 
 } // namespace sbw

@@ -1,16 +1,37 @@
 #pragma once
 
-#include "changes/FileChange.h"
+#include "base/Expected.h"
+#include "changes/ScanEntry.h"
 
 #include <QByteArrayView>
+#include <QHash>
+#include <QList>
 #include <QStringList>
 
 namespace sbw {
 
-/// The file changes in what ChangeWatch::afterScanCommand() printed (`output`, untrusted: any
-/// record may be malformed, cut off or hostile): compared, bounded (FileChangeBounds) and with
-/// diffs of the small text files it sent. Never fails: what it cannot read makes the changes
-/// unknown with the reason. Runs `diff` on the host: call from a worker thread.
-FileChanges readChangeReport(QByteArrayView output, const QStringList& folders);
+/// The two scans of one command, as ChangeWatch::afterScanCommand() sent them.
+struct ScanPair
+{
+    QList<ScanEntry> before;
+    QList<ScanEntry> after;
+};
+
+/// Reads the exec after's output (untrusted: records may be malformed, cut off or hostile;
+/// malformed ones are dropped). Errors, a sentence for the row: the guest said why it has no
+/// list, a scan passed FileChangeBounds::kMaxScanEntries in `folders`, the output is cut off.
+Expected<ScanPair> readScanReport(QByteArrayView output, const QStringList& folders);
+
+/// One file as ChangeWatch::contentsCommand() sent it.
+struct FileContent
+{
+    qint64 size = 0;
+    qint64 mtimeNs = 0;
+    QByteArray bytes;
+};
+
+/// Reads the contents exec's output into path → content. Errors: the output is malformed, or
+/// the bytes do not add up to the sizes stat gave (a file changed while it was read).
+Expected<QHash<QByteArray, FileContent>> readContents(QByteArrayView output);
 
 } // namespace sbw

@@ -19,7 +19,8 @@ using GuestExec = std::function<Expected<ExecStatus>(const ExecRequest&)>;
 Expected<void> scanBefore(const GuestExec& exec, const ChangeWatch& watch);
 /// The "after" half: the files created, modified and deleted in the watch's folders since its
 /// scan before, with diffs. Never fails: when the exec or the scan fails, the changes are
-/// unknown and say why. Blocks (one exec, and `diff` on the host per text file).
+/// unknown and say why. Blocks: one exec, a second one when small files changed (their
+/// contents), and `diff` on the host per text file.
 FileChanges scanAfter(const GuestExec& exec, const ChangeWatch& watch);
 
 /// GuestSession::exec as a GuestExec.

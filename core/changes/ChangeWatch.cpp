@@ -18,63 +18,15 @@ QByteArray shellQuoted(const QByteArray& word)
     return '\'' + quoted + '\'';
 }
 
-/// The exec after the command (bash: associative arrays, `read -d ''`). Its output, records
-/// separated by NUL: "#unknown REASON" alone, or "#counts BEFORE AFTER", "#changes BYTES", the
-/// records of `comm -3` (after-side ones start with a tab) up to @MAXBYTES@, "#contents", then
-/// per file "#file PATH", "#old N" + N bytes, "#new N" + N bytes, and "#end". The shadow copy
-/// is refreshed after "#end", under a lock, so two commands at once do not mix it up.
-const char kAfterScript[] = R"BASH(export LC_ALL=C
-d=@STATE@ t=@TOKEN@ k=@STATE@/@KEY@ cap=@CAP@ maxd=@MAXD@
-b=$d/cmd/$t.before a=$d/cmd/$t.after c=$d/cmd/$t.changes
-trap 'rm -f "$d/cmd/$t".*' EXIT
-if [ ! -f "$b" ]; then printf '#unknown %s\0' 'the scan before the command left no list'; exit 0; fi
-@SCAN@ >"$a"
-printf '#counts %s %s\0' "$(tr -cd '\0' <"$b" | wc -c)" "$(tr -cd '\0' <"$a" | wc -c)"
-comm -3 -z --nocheck-order "$b" "$a" >"$c"
-printf '#changes %s\0' "$(wc -c <"$c")"
-head -c @MAXBYTES@ "$c"
-printf '\0#contents\0'
-mkdir -p "$k/shadow" && exec 9>"$k/lock" && flock -w 10 9
-small() { set -- $1; [ "$1" = f ] && [ "$2" -le "$cap" ]; }
-emit() { head -c "$cap" -- "$2" >"$d/cmd/$t.blob" 2>/dev/null || return; printf '#%s %s\0' "$1" "$(wc -c <"$d/cmd/$t.blob")"; cat "$d/cmd/$t.blob"; }
-declare -A old new stale seen
-fresh=0
-if [ -f "$k/manifest" ]; then
-  comm -23 -z --nocheck-order "$b" "$k/manifest" | head -z -n 4001 >"$d/cmd/$t.stale"
-  while IFS= read -r -d '' r; do stale[${r%$'\t'*}]=1; done <"$d/cmd/$t.stale"
-  [ "${#stale[@]}" -le 4000 ] && fresh=1
-fi
-while IFS= read -r -d '' r; do
-  case $r in $'\t'*) r=${r#?}; new[${r%$'\t'*}]=${r##*$'\t'} ;; *) old[${r%$'\t'*}]=${r##*$'\t'} ;; esac
-done < <(head -z -n 4000 "$c")
-n=0
-for p in "${!old[@]}" "${!new[@]}"; do
-  [ -n "${seen[$p]}" ] && continue
-  seen[$p]=1 o=${old[$p]} w=${new[$p]} so=0 sw=0
-  [ -n "$o" ] && small "$o" && so=1
-  [ -n "$w" ] && small "$w" && sw=1
-  [ $so = 1 ] || [ $sw = 1 ] || continue
-  [ $n -ge "$maxd" ] && break
-  n=$((n + 1))
-  printf '#file %s\0' "$p"
-  if [ $so = 1 ]; then
-    if [ "${o#f 0 }" != "$o" ]; then printf '#old 0\0'
-    elif [ $fresh = 1 ] && [ -z "${stale[$p]}" ] && [ -f "$k/shadow$p" ]; then emit old "$k/shadow$p"; fi
-  fi
-  [ $sw = 1 ] && emit new "$p"
-done
-printf '#end\0'
-exec >/dev/null 2>&1
-if [ -f "$k/manifest" ]; then comm -23 -z --nocheck-order "$k/manifest" "$a"; fi |
-  while IFS= read -r -d '' r; do rm -f -- "$k/shadow${r%$'\t'*}"; done
-if [ "$(du -sk "$k/shadow" | cut -f1)" -lt @BUDGET@ ]; then
-  if [ -f "$k/manifest" ]; then comm -13 -z --nocheck-order "$k/manifest" "$a"; else cat "$a"; fi |
-    while IFS= read -r -d '' r; do m=${r##*$'\t'}; small "$m" && [ "${m#f 0 }" = "$m" ] && printf '%s\0' "${r%$'\t'*}"; done |
-    head -z -n @MAXSHADOW@ | xargs -0r grep -lIZ '' -- | xargs -0r cp --parents -p -t "$k/shadow" --
-fi
-mv -f "$a" "$k/manifest"
-find "$d/cmd" -type f -mmin +1440 -delete
-)BASH";
+/// Runs in the background under a lock (a second refresh at once does nothing): copies the
+/// small files changed since the folders' stamp (all of them the first time) into the shadow
+/// copy, keeping their mtime (size and mtime say which content it holds), then moves the stamp.
+/// Past the disk budget the copy starts over. $1 state folder, $2 stamp.
+const char kRefreshScript[] = "cd / && mkdir -p \"$1/shadow\" && touch \"$2.next\" && "
+                              "{ if [ -e \"$2\" ]; then @FIND@ -cnewer \"$2\" -print0; else @FIND@ -print0; fi; } "
+                              "| head -z -n @MAXSHADOW@ | xargs -0r cp --parents -p -t \"$1/shadow\" -- ; "
+                              "mv -f \"$2.next\" \"$2\"; "
+                              "[ \"$(du -sk \"$1/shadow\" | cut -f1)\" -le @BUDGET@ ] || rm -rf \"$1/shadow\" \"$2\"";
 
 } // namespace
 
@@ -105,11 +57,12 @@ ChangeWatch::ChangeWatch(const QStringList& folders, const QByteArray& stateFold
     m_token = QByteArray::number(QRandomGenerator::global()->generate64(), 16);
 }
 
-QByteArray ChangeWatch::stateKey() const
+QByteArray ChangeWatch::stampFile() const
 {
-    return QCryptographicHash::hash(m_folders.join(QLatin1Char('\n')).toUtf8(), QCryptographicHash::Sha1)
-        .toHex()
-        .left(16);
+    const QByteArray key = QCryptographicHash::hash(m_folders.join(QLatin1Char('\n')).toUtf8(), QCryptographicHash::Sha1)
+                               .toHex()
+                               .left(16);
+    return m_state + "/stamp-" + key;
 }
 
 QByteArray ChangeWatch::scanPipeline() const
@@ -118,33 +71,66 @@ QByteArray ChangeWatch::scanPipeline() const
     for (const QString& folder : m_folders)
         roots += shellQuoted(folder.toUtf8()) + ' ';
     // -xdev: other file systems (/proc, /sys, /dev, /run, mounts) are not the command's files;
-    // the prunes cover a folder of `/` itself and the scans' own state.
-    return "find " + roots + "-xdev \\( -path " + shellQuoted(m_state) +
-           " -o -path /proc -o -path /sys -o -path /dev -o -path /run \\) -prune -o"
-           " \\( -type d -printf '%p\\td 0 0\\0' -o -printf '%p\\t%y %s %T@\\0' \\) 2>/dev/null"
-           " | head -z -n " + QByteArray::number(kMaxScanEntries + 1) + " | LC_ALL=C sort -z";
+    // the prunes cover a folder of `/` itself and the scans' own state. Folders are written
+    // with size and mtime 0 (ScanEntry). head bounds the scan: find stops at the next write.
+    return "find " + roots + "-xdev \\( -path " + shellQuoted(m_state) + "'*' -o -path /proc -o -path /sys"
+           " -o -path /dev -o -path /run \\) -prune -o \\( -type d -printf '%p\\td 0 0\\0' -o"
+           " -printf '%p\\t%y %s %T@\\0' \\) 2>/dev/null | head -z -n " + QByteArray::number(kMaxScanEntries + 1);
+}
+
+QByteArray ChangeWatch::refreshCommand() const
+{
+    QByteArray roots;
+    for (const QString& folder : m_folders)
+        roots += shellQuoted(folder.toUtf8()) + ' ';
+    const QByteArray find = "find " + roots + "-xdev \\( -path \"$1\"'*' -o -path /proc -o -path /sys -o -path /dev"
+                            " -o -path /run \\) -prune -o -type f -size -" + QByteArray::number(kMaxDiffFileBytes + 1) + "c";
+    QByteArray script(kRefreshScript);
+    script.replace("@MAXSHADOW@", QByteArray::number(kMaxShadowFilesPerCommand))
+        .replace("@BUDGET@", QByteArray::number(kShadowBudgetKiB))
+        .replace("@FIND@", find); // last: it holds the caller's folders
+    // The pid file, written here and not by the job, is there before the exec ends, so the next
+    // command's scan before waits for the job (beforeScanCommand()); a refresh still running
+    // (its pid alive) makes this one unnecessary.
+    // The job removes the pid file itself: once it ended, its pid may be a zombie's or reused.
+    return "if ! " + refreshRunning() + "; then { flock -n " + shellQuoted(m_state + "/lock") + " sh -c " +
+           shellQuoted(script) + " sh " + shellQuoted(m_state) + ' ' + shellQuoted(stampFile()) + "; rm -f " +
+           shellQuoted(refreshPidFile()) + "; } </dev/null >/dev/null 2>&1 & echo $! >" + shellQuoted(refreshPidFile()) +
+           "; fi";
+}
+
+QByteArray ChangeWatch::refreshRunning() const
+{
+    return "{ [ -e " + shellQuoted(refreshPidFile()) + " ] && read p <" + shellQuoted(refreshPidFile()) +
+           " && [ -d /proc/$p ]; } 2>/dev/null";
 }
 
 QByteArray ChangeWatch::beforeScanCommand() const
 {
-    return "{ mkdir -p " + shellQuoted(m_state + "/cmd") + " && " + scanPipeline() + " >" + shellQuoted(beforeFile()) +
-           "; } 2>/dev/null || true";
+    // A refresh of the shadow copy still running (started by the command before) holds the
+    // content before this command: wait for it, kMaxRefreshWaitTicks × 50 ms at most. Builtins
+    // only while none runs.
+    const QByteArray wait = "i=0; while " + refreshRunning() + " && [ $i -lt " + QByteArray::number(kMaxRefreshWaitTicks) +
+                            " ]; do sleep 0.05; i=$((i+1)); done; ";
+    return "{ " + wait + scanPipeline() + " >" + shellQuoted(beforeFile()) + "; } 2>/dev/null || true";
 }
 
 QByteArray ChangeWatch::afterScanCommand() const
 {
-    QByteArray script(kAfterScript);
-    // The scan last: its folders are the caller's text and may hold an "@NAME@" of their own.
-    script.replace("@STATE@", shellQuoted(m_state))
-        .replace("@TOKEN@", m_token)
-        .replace("@KEY@", stateKey())
-        .replace("@CAP@", QByteArray::number(kMaxDiffFileBytes))
-        .replace("@MAXD@", QByteArray::number(kMaxDiffFiles))
-        .replace("@MAXBYTES@", QByteArray::number(kMaxChangeRecordBytes))
-        .replace("@BUDGET@", QByteArray::number(kShadowBudgetKiB))
-        .replace("@MAXSHADOW@", QByteArray::number(kMaxShadowFilesPerCommand))
-        .replace("@SCAN@", scanPipeline());
-    return "exec bash -c " + shellQuoted(script) + " sbw-changes";
+    const QByteArray before = shellQuoted(beforeFile());
+    return "if [ ! -f " + before + " ]; then printf '#unknown %s\\0' 'the scan before the command left no list'; "
+           "exit 0; fi; printf '#before\\0'; cat " + before + "; printf '\\0#after\\0'; " + scanPipeline() +
+           "; printf '\\0#end\\0'; rm -f " + before + " </dev/null >/dev/null 2>&1 & [ -e " + shellQuoted(stampFile()) +
+           " ] || { mkdir -p " + shellQuoted(m_state) + "; " + refreshCommand() + "; }";
+}
+
+QByteArray ChangeWatch::contentsCommand(const QList<QByteArray>& paths) const
+{
+    QByteArray words;
+    for (const QByteArray& path : paths)
+        words += ' ' + shellQuoted(path);
+    return "stat --printf '%s %.9Y %n\\0' --" + words + " 2>/dev/null; printf '#cat\\0'; cat --" + words +
+           " 2>/dev/null; " + refreshCommand();
 }
 
 } // namespace sbw

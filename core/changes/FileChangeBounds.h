@@ -26,5 +26,10 @@ inline constexpr int kMaxDiffFiles = 20;
 inline constexpr qint64 kShadowBudgetKiB = 32 * 1024;
 /// Files added to the shadow copy after one command: bounds the first copy of a large tree.
 inline constexpr int kMaxShadowFilesPerCommand = 2'000;
+/// How long a command waits, in 50 ms ticks, for the shadow copy's refresh that the command
+/// before started in the background (it holds the content this command's diffs need). A
+/// refresh copies only the files changed since the last one, usually done before the next
+/// command arrives; the wait only bounds the case of two commands back to back.
+inline constexpr int kMaxRefreshWaitTicks = 20;
 
 } // namespace sbw::file_change_bounds

@@ -3,7 +3,6 @@
 #include "changes/FileChangeBounds.h"
 #include "changes/UnifiedDiff.h"
 
-#include <QStringDecoder>
 
 namespace sbw {
 namespace {
@@ -12,11 +11,7 @@ using file_change_bounds::kMaxDiffFileBytes;
 
 bool isText(const QByteArray& bytes)
 {
-    if (bytes.contains('\0'))
-        return false;
-    QStringDecoder utf8(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
-    (void)utf8.decode(bytes);
-    return !utf8.hasError();
+    return !bytes.contains('\0') && bytes.isValidUtf8();
 }
 
 /// Why there is no diff, or empty when one can be made.
@@ -57,7 +52,8 @@ void attachDiff(FileChange& change, const std::optional<QByteArray>& before, con
     change.diff = diff.value();
     change.hasDiff = !change.diff.isEmpty();
     if (!change.hasDiff)
-        change.diffNote = QStringLiteral("same content: only its time changed");
+        change.diffNote = change.kind == ChangeKind::Modified ? QStringLiteral("same content: only its time changed")
+                                                              : QStringLiteral("empty");
 }
 
 } // namespace sbw

@@ -1,4 +1,5 @@
 #include "changes/ChangeReport.h"
+#include "changes/FileDiff.h"
 #include "changes/ChangeScan.h"
 #include "changes/ChangeWatch.h"
 #include "changes/FileChangeBounds.h"
@@ -26,22 +27,32 @@ QByteArray record(const ScanEntry& e)
            '.' + QByteArray::number(e.mtimeNs % 1'000'000'000).rightJustified(9, '0') + '\0';
 }
 
-/// What the guest's exec after prints, from its parts.
-QByteArray report(const QList<ScanEntry>& before, const QList<ScanEntry>& after, const QByteArray& contents,
-                  qint64 countBefore = 10, qint64 countAfter = 10)
+/// What the guest's exec after prints, from its two scans.
+QByteArray report(const QList<ScanEntry>& before, const QList<ScanEntry>& after)
 {
-    QByteArray records;
+    QByteArray out = QByteArray("#before") + '\0';
     for (const ScanEntry& e : before)
-        records += record(e);
+        out += record(e);
+    out += QByteArray(1, '\0') + "#after" + '\0';
     for (const ScanEntry& e : after)
-        records += '\t' + record(e);
-    return "#counts " + QByteArray::number(countBefore) + ' ' + QByteArray::number(countAfter) + '\0' + "#changes " +
-           QByteArray::number(records.size()) + '\0' + records + '\0' + "#contents" + '\0' + contents + "#end" + '\0';
+        out += record(e);
+    return out + '\0' + "#end" + '\0';
 }
 
-QByteArray block(const char* name, const QByteArray& bytes)
+/// The scan and contents execs, run here with sh on the host (a GuestExec).
+Expected<ExecStatus> execHere(const ExecRequest& request)
 {
-    return QByteArray("#") + name + ' ' + QByteArray::number(bytes.size()) + '\0' + bytes;
+    QProcess sh;
+    sh.start(QStringLiteral("sh"), {QStringLiteral("-c"), QString::fromUtf8(request.command)});
+    sh.closeWriteChannel();
+    if (!sh.waitForFinished(60'000))
+        return makeError(QStringLiteral("sh did not finish"));
+    const QByteArray out = sh.readAllStandardOutput();
+    if (request.onStdout)
+        request.onStdout(out);
+    ExecStatus status;
+    status.exitStatus = sh.exitCode();
+    return status;
 }
 
 /// Runs a shell command on the host, as the guest's exec would.
@@ -130,53 +141,61 @@ private Q_SLOTS:
         QCOMPARE(changes.summary(), QStringLiteral("1,207 files changed (1,207 created, 0 modified, 0 deleted)"));
     }
 
-    void reportGivesDiffsOfTextFiles()
+    void scanReportsAreReadDefensively()
     {
-        const QByteArray out = report({file("/r/t.txt", 4), file("/r/gone", 2)}, {file("/r/t.txt", 6), file("/r/new.bin", 3)},
-                                      "#file /r/t.txt" + QByteArray(1, '\0') + block("old", "a\nb\n") +
-                                          block("new", "a\nb\nc\n") + "#file /r/new.bin" + QByteArray(1, '\0') +
-                                          block("new", QByteArray("\0\1\2", 3)));
-        const FileChanges changes = readChangeReport(out, {"/r"});
-        QVERIFY(changes.unknown.isEmpty());
-        QCOMPARE(changes.files.size(), 3);
-        const FileChange& gone = changes.files[0];
-        QCOMPARE(gone.kind, ChangeKind::Deleted);
-        QCOMPARE(gone.diffNote, QStringLiteral("no diff: only 20 files per command get one"));
-        const FileChange& bin = changes.files[1];
-        QCOMPARE(bin.diffNote, QStringLiteral("binary: no diff"));
-        const FileChange& text = changes.files[2];
-        QVERIFY(text.hasDiff);
-        QVERIFY2(text.diff.contains("\n a\n b\n+c\n"), text.diff.constData());
-        QVERIFY(text.diff.startsWith("--- /r/t.txt\n+++ /r/t.txt\n"));
+        auto pair = readScanReport(report({file("/r/a", 1), file("/r/b", 2)}, {file("/r/a", 3)}), {"/r"});
+        QVERIFY(pair);
+        QCOMPARE(pair->before.size(), 2);
+        QCOMPARE(pair->after.size(), 1);
+        QCOMPARE(readScanReport(QByteArray("#unknown no list") + '\0', {"/r"}).error().message, QStringLiteral("no list"));
+        QByteArray cut = report({}, {file("/r/a", 1)});
+        cut.chop(5);
+        QVERIFY(readScanReport(cut, {"/r"}).error().message.contains("cut off"));
+        QVERIFY(!readScanReport("garbage", {"/r"}));
+        QVERIFY(!readScanReport({}, {"/r"}));
+        QList<ScanEntry> many;
+        for (qint64 i = 0; i <= kMaxScanEntries; ++i)
+            many << file("/r/f" + QByteArray::number(i), 1);
+        QVERIFY(readScanReport(report({}, many), {"/r"}).error().message.contains("more than 20,000 entries"));
+        many.removeLast();
+        QVERIFY(readScanReport(report(many, many), {"/r"}));
     }
 
-    void modifiedFileWithoutItsOldContentSaysSo()
+    void contentsAreSplitBySizesAndChecked()
     {
-        const QByteArray out = report({file("/r/t", 1)}, {file("/r/t", 2)},
-                                      "#file /r/t" + QByteArray(1, '\0') + block("new", "xy"));
-        const FileChanges changes = readChangeReport(out, {"/r"});
-        QCOMPARE(changes.files.value(0).diffNote, QStringLiteral("no diff: the content before the command was not kept"));
+        const QByteArray out = QByteArray("2 1.5 /r/a\tb") + '\0' + "0 2.0 /r/empty" + '\0' + "3 3.0 /r/c" + '\0' +
+                               "#cat" + '\0' + "ab" + "xyz";
+        auto contents = readContents(out);
+        QVERIFY(contents);
+        QCOMPARE(contents->value("/r/a\tb").bytes, QByteArray("ab"));
+        QCOMPARE(contents->value("/r/a\tb").mtimeNs, 1'500'000'000LL);
+        QCOMPARE(contents->value("/r/empty").bytes, QByteArray());
+        QCOMPARE(contents->value("/r/c").bytes, QByteArray("xyz"));
+        QVERIFY(!readContents(QByteArray("2 1.5 /r/a") + '\0' + "#cat" + '\0' + "abc")); // changed while read
+        QVERIFY(!readContents(QByteArray("99999999 1.5 /r/a") + '\0' + "#cat" + '\0'));  // past the cap
+        QVERIFY(!readContents(QByteArray("x 1.5 /r/a") + '\0' + "#cat" + '\0'));
+        QVERIFY(!readContents(QByteArray("2 1.5 /r/a")));
     }
 
-    void largeFilesGetNoDiff()
+    void diffsOnlyForSmallTextFilesWithBothSides()
     {
-        const FileChanges changes = readChangeReport(report({}, {file("/r/big", kMaxDiffFileBytes + 1)}, {}), {"/r"});
-        QCOMPARE(changes.files.value(0).diffNote, QStringLiteral("larger than 64 KiB: no diff"));
-    }
-
-    void boundsAndDamageMakeChangesUnknown()
-    {
-        QVERIFY(readChangeReport(report({}, {}, {}, kMaxScanEntries + 1, 3), {"/r"}).unknown.contains("more than 20,000 entries"));
-        QVERIFY(!readChangeReport(report({}, {}, {}, kMaxScanEntries, 3), {"/r"}).unknown.contains("more than"));
-        QByteArray cut = report({}, {file("/r/a", 1)}, {});
-        cut.truncate(cut.indexOf("#contents"));
-        QVERIFY(readChangeReport(cut, {"/r"}).unknown.contains("cut off"));
-        QVERIFY(!readChangeReport("garbage", {"/r"}).unknown.isEmpty());
-        QVERIFY(!readChangeReport({}, {"/r"}).unknown.isEmpty());
-        QCOMPARE(readChangeReport(QByteArray("#unknown no list") + '\0', {"/r"}).unknown, QStringLiteral("no list"));
-        // A content block longer than what is left, or than the cap, is not read past the end.
-        const QByteArray lying = report({}, {file("/r/a", 1)}, "#file /r/a" + QByteArray(1, '\0') + "#new 999999" + '\0' + "x");
-        QCOMPARE(readChangeReport(lying, {"/r"}).files.size(), 1);
+        FileChange edit{"/r/t", ChangeKind::Modified, 'f', 'f', 4, 6, {}, false, {}};
+        attachDiff(edit, QByteArray("a\nb\n"), QByteArray("a\nb\nc\n"));
+        QVERIFY(edit.hasDiff);
+        QVERIFY(edit.diff.startsWith("--- /r/t\n+++ /r/t\n"));
+        QVERIFY(edit.diff.endsWith(" a\n b\n+c\n"));
+        FileChange unknownBefore = FileChange{"/r/t", ChangeKind::Modified, 'f', 'f', 4, 6, {}, false, {}};
+        attachDiff(unknownBefore, std::nullopt, QByteArray("xy"));
+        QCOMPARE(unknownBefore.diffNote, QStringLiteral("no diff: the content before the command was not kept"));
+        FileChange latin1{"/r/l", ChangeKind::Created, 0, 'f', -1, 1, {}, false, {}};
+        attachDiff(latin1, std::nullopt, QByteArray("\xe9"));
+        QCOMPARE(latin1.diffNote, QStringLiteral("binary: no diff"));
+        FileChange touched{"/r/t", ChangeKind::Modified, 'f', 'f', 2, 2, {}, false, {}};
+        attachDiff(touched, QByteArray("ab"), QByteArray("ab"));
+        QCOMPARE(touched.diffNote, QStringLiteral("same content: only its time changed"));
+        FileChange link{"/r/l", ChangeKind::Created, 0, 'l', -1, 4, {}, false, {}};
+        attachDiff(link, std::nullopt, QByteArray("abcd"));
+        QVERIFY(!link.hasDiff && link.diffNote.isEmpty());
     }
 
     void watchedFoldersDropNestedOnes()
@@ -187,8 +206,9 @@ private Q_SLOTS:
         QVERIFY(ChangeWatch({"/r"}).token() != ChangeWatch({"/r"}).token());
     }
 
-    /// The guest's scripts, run here on a temporary folder: created, modified (with its diff
-    /// from the shadow copy of an earlier command), deleted, and hostile names.
+    /// The guest's commands, run here on a temporary folder: created, modified (with its diff
+    /// from the shadow copy that the command before filled), deleted, hostile names, a large
+    /// file, a binary one.
     void scriptsFindExactlyTheChanges()
     {
         QTemporaryDir dir;
@@ -197,12 +217,16 @@ private Q_SLOTS:
         QVERIFY(writeFile(root + "/keep.txt", "same\n"));
         QVERIFY(writeFile(root + "/edit.txt", "one\ntwo\n"));
         QVERIFY(writeFile(root + "/sub/gone.txt", "bye\n"));
+        QVERIFY(writeFile(root + "/big.bin", QByteArray(kMaxDiffFileBytes + 1, 'x')));
         const QByteArray state = dir.filePath("state").toUtf8();
 
-        // A first command fills the shadow copy.
+        // A first command starts the shadow copy in the background.
         ChangeWatch first({root}, state);
-        runHere(first.beforeScanCommand());
-        QCOMPARE(readChangeReport(runHere(first.afterScanCommand()), first.folders()).total(), 0);
+        QVERIFY(scanBefore(execHere, first));
+        QCOMPARE(scanAfter(execHere, first).summary(), QStringLiteral("no files changed"));
+        QTRY_VERIFY(QFileInfo::exists(QString::fromUtf8(first.stampFile())));
+        QVERIFY(QFileInfo::exists(QString::fromUtf8(first.shadowPath((root + "/edit.txt").toUtf8()))));
+        QVERIFY(!QFileInfo::exists(QString::fromUtf8(first.shadowPath((root + "/big.bin").toUtf8()))));
 
         ChangeWatch watch({root}, state);
         runHere(watch.beforeScanCommand());
@@ -211,39 +235,32 @@ private Q_SLOTS:
         QVERIFY(QFile::remove(root + "/sub/gone.txt"));
         const QString hostile = root + QString::fromUtf8("/new\tname\nwith lines");
         QVERIFY(writeFile(hostile, "hello\n"));
-        const FileChanges changes = readChangeReport(runHere(watch.afterScanCommand()), watch.folders());
+        QVERIFY(writeFile(root + "/data.bin", QByteArray("\0\1\2", 3)));
+        QVERIFY(writeFile(root + "/big.bin", QByteArray(kMaxDiffFileBytes + 2, 'x')));
+        const FileChanges changes = scanAfter(execHere, watch);
         QVERIFY2(changes.unknown.isEmpty(), qPrintable(changes.unknown));
-        QCOMPARE(changes.files.size(), 3);
-        QCOMPARE(changes.files[0].path, root + "/edit.txt");
-        QCOMPARE(changes.files[0].kind, ChangeKind::Modified);
-        QCOMPARE(changes.files[0].sizeBefore, 8);
-        QCOMPARE(changes.files[0].sizeAfter, 6);
-        QVERIFY2(changes.files[0].diff.contains("-two\n+2\n"), changes.files[0].diff.constData());
-        QCOMPARE(changes.files[1].path, hostile);
-        QCOMPARE(changes.files[1].kind, ChangeKind::Created);
-        QVERIFY(changes.files[1].diff.contains("+hello\n"));
-        QCOMPARE(changes.files[2].path, root + "/sub/gone.txt");
-        QCOMPARE(changes.files[2].kind, ChangeKind::Deleted);
-        QCOMPARE(changes.files[2].sizeBefore, 4);
-        QVERIFY(changes.files[2].diff.contains("-bye\n"));
-        QVERIFY(!QFileInfo::exists(QString::fromUtf8(watch.beforeFile())));
+        QStringList seen;
+        for (const FileChange& c : changes.files)
+            seen << c.path.mid(root.size()) + QLatin1Char(' ') + changeKindName(c.kind) + QLatin1Char(' ') +
+                        QString::number(c.sizeBefore) + QLatin1Char('>') + QString::number(c.sizeAfter) +
+                        QLatin1Char(' ') + c.diffNote;
+        QCOMPARE(seen, QStringList({"/big.bin modified 65537>65538 larger than 64 KiB: no diff",
+                                    "/data.bin created -1>3 binary: no diff", "/edit.txt modified 8>6 ",
+                                    "/new\tname\nwith lines created -1>6 ", "/sub/gone.txt deleted 4>-1 "}));
+        QVERIFY2(changes.files[2].diff.contains("-two\n+2\n"), changes.files[2].diff.constData());
+        QVERIFY(changes.files[3].diff.contains("+hello\n"));
+        QVERIFY(changes.files[4].diff.contains("-bye\n"));
+        QTRY_VERIFY(!QFileInfo::exists(QString::fromUtf8(watch.beforeFile())));
+        // The refresh after the diffs keeps the new content for the next command.
+        QTRY_COMPARE(QFileInfo(QString::fromUtf8(watch.shadowPath((root + "/edit.txt").toUtf8()))).size(), 6);
     }
 
-    void scanBeforeFailsWhenNothingWasScanned()
+    void aScanThatDidNotRunMakesTheChangesUnknown()
     {
         QTemporaryDir dir;
         ChangeWatch watch({dir.path()}, "/proc/cannot-write-here");
-        const GuestExec exec = [](const ExecRequest& request) -> Expected<ExecStatus> {
-            QProcess sh;
-            sh.start(QStringLiteral("sh"), {QStringLiteral("-c"), QString::fromUtf8(request.command)});
-            sh.waitForFinished();
-            ExecStatus status;
-            status.exitStatus = sh.exitCode();
-            return status;
-        };
-        QVERIFY(!scanBefore(exec, watch));
-        const FileChanges after = scanAfter(exec, watch);
-        QVERIFY(!after.unknown.isEmpty());
+        QVERIFY(!scanBefore(execHere, watch));
+        QCOMPARE(scanAfter(execHere, watch).unknown, QStringLiteral("the scan before the command left no list"));
     }
 };
 
