@@ -15,8 +15,9 @@ using namespace file_change_bounds;
 
 /// A scan of kMaxScanEntries takes about half a second under TCG; this only ends a stuck guest.
 constexpr std::chrono::seconds kScanTimeout{60};
-/// What the exec after may send: two scans of kMaxScanEntries with names of about 200 bytes.
-/// Past it the exec is stopped and the changes are unknown.
+/// What the exec after may send: two scans of kMaxScanEntries with names of about 200 bytes
+/// (names can be 4 KiB each: this bounds the transfer and the parsing whatever they are). Past
+/// it the exec is stopped and the changes are unknown.
 constexpr qint64 kMaxScanReportBytes = 2 * kMaxScanEntries * 256;
 
 QString execFailure(const Expected<ExecStatus>& status)

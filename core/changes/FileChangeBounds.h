@@ -4,17 +4,15 @@
 
 namespace sbw::file_change_bounds {
 
-/// Entries one scan of the watched folders reads. A scan costs about 15 µs per entry under
-/// TCG (51 ms for 2,046 entries), twice per command: 20,000 entries bound the added time to
-/// about 0.3 s per scan. Past it the scan stops early and the row says the changes are
-/// unknown, because a cut-off listing would report files as created or deleted that were not.
+/// Entries one scan of the watched folders reads. A scan costs 25-35 µs per entry under TCG
+/// (70 ms for 2,006 entries, 384 ms for 15,007; tests/bench/bench_file_changes), twice per
+/// command: 20,000 entries bound the added time to about 0.5 s per scan. Past it the scan stops
+/// early and the row says the changes are unknown, because a cut-off listing would report
+/// files as created or deleted that were not.
 inline constexpr qint64 kMaxScanEntries = 20'000;
 /// Files one row lists with their sizes; the rest is counted ("1,204 more files changed").
 /// A person reads a list, not a dump: `npm install` changes thousands of files.
 inline constexpr int kMaxListedFiles = 200;
-/// Bytes of change records the guest sends back (names can be 4 KiB each): bounds the
-/// transfer and the host's parsing whatever the names are.
-inline constexpr qint64 kMaxChangeRecordBytes = 4 * 1024 * 1024;
 /// Text files up to this size get a diff, and are kept in the guest's shadow copy (the
 /// content before the next command); larger files are listed with their sizes only.
 inline constexpr qint64 kMaxDiffFileBytes = 64 * 1024;

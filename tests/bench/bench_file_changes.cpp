@@ -1,8 +1,8 @@
 // What listing a command's file changes costs: `true` through runWorkspaceCommand() with and
 // without WorkspaceCommandOptions::trackFileChanges, on the minimal image's /root and on /root
 // with 2,000 and 15,000 more small text files; plus the scan alone (ChangeWatch's scan before,
-// minus an exec of `true`) and the first tracked command after the files appeared (it fills the
-// shadow copy). The baseline, measured in the same run, is the untracked command. Prints the
+// minus an exec of `true`) and the first tracked command after the files appeared (its first
+// refresh of the shadow copy runs in the background). The baseline, measured in the same run, is the untracked command. Prints the
 // medians of N repetitions (default 9) in ms and the ratios. Run under
 // `flock /tmp/sbw-guest.lock`:
 //
