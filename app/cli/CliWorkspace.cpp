@@ -57,6 +57,9 @@ const char kUsage[] =
     "  pause NAME | resume NAME | hibernate NAME\n"
     "  checkpoint NAME CHECKPOINT [--note TEXT]\n"
     "  checkpoint NAME --list [--json] | checkpoint NAME --delete CHECKPOINT\n"
+    "  checkpoint NAME --before-approved on|off\n"
+    "                             a checkpoint before-<log row> before each exec or file\n"
+    "                             write of an agent that a person approved (off by default)\n"
     "  revert NAME CHECKPOINT [--yes]\n"
     "  fork NAME NEW [--from CHECKPOINT | --disk-only] [--json]\n"
     "                             a new workspace NEW from NAME's disk, and its memory\n"
@@ -517,21 +520,39 @@ int checkpoint(Command& c)
     const QCommandLineOption remove(QStringLiteral("delete"),
                                     QStringLiteral("Delete checkpoint CHECKPOINT."),
                                     QStringLiteral("CHECKPOINT"));
+    const QCommandLineOption beforeApproved(
+        QStringLiteral("before-approved"),
+        QStringLiteral("on: take a checkpoint before each agent action a person approves; off: not."),
+        QStringLiteral("on|off"));
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON."));
-    c.parser().addOptions({note, listOption, remove, json});
+    c.parser().addOptions({note, listOption, remove, beforeApproved, json});
     const QString synopsis = QStringLiteral("sbw ws checkpoint NAME CHECKPOINT [--note TEXT] | "
-                                            "NAME --list [--json] | NAME --delete CHECKPOINT");
+                                            "NAME --list [--json] | NAME --delete CHECKPOINT | "
+                                            "NAME --before-approved on|off");
     if (auto done = c.parse(-1, synopsis))
         return *done;
     const int positionals = int(c.parser().positionalArguments().size());
     const bool wantsList = c.parser().isSet(listOption);
     const bool wantsDelete = c.parser().isSet(remove);
-    if (positionals != (wantsList || wantsDelete ? 1 : 2) || (wantsList && wantsDelete))
+    const bool wantsSetting = c.parser().isSet(beforeApproved);
+    if (positionals != (wantsList || wantsDelete || wantsSetting ? 1 : 2) ||
+        int(wantsList) + int(wantsDelete) + int(wantsSetting) > 1)
         return fail(QStringLiteral("usage: %1").arg(synopsis), kUsageError);
     auto workspace = c.open();
     if (!workspace)
         return fail(workspace.error().message);
     Workspace& ws = *workspace.value();
+    if (wantsSetting) {
+        const QString value = c.parser().value(beforeApproved);
+        if (value != QLatin1String("on") && value != QLatin1String("off"))
+            return fail(QStringLiteral("--before-approved takes on or off"), kUsageError);
+        if (auto set = ws.setCheckpointBeforeApproved(value == QLatin1String("on")); !set)
+            return fail(set.error().message);
+        std::printf("%s: %s\n", qPrintable(ws.name()),
+                    value == QLatin1String("on") ? "a checkpoint before each approved agent action"
+                                                 : "no checkpoints before approved agent actions");
+        return 0;
+    }
     if (wantsDelete) {
         if (auto deleted = logged(cliAction(ws.name(), ActionKind::CheckpointDelete, c.parser().value(remove)),
                                   [&] { return ws.deleteCheckpoint(c.parser().value(remove)); });

@@ -232,6 +232,10 @@ McpTool writeFileTool(std::shared_ptr<McpSandboxes> sandboxes)
         if (auto same = checkStillResolves(*sandboxes, call.request, QStringLiteral("written"));
             !same)
             return McpToolResult::failure(same.error().message);
+        if (auto workspace = sandboxes->workspace(call.request.sandbox); !workspace)
+            return McpToolResult::failure(workspace.error().message);
+        else if (auto checkpoint = checkpointBeforeApproved(*workspace.value(), call); !checkpoint)
+            return McpToolResult::failure(checkpoint.error().message);
         auto client = sftp(*sandboxes, call.request.sandbox);
         if (!client)
             return McpToolResult::failure(client.error().message);

@@ -484,6 +484,7 @@ void McpServer::runAllowed(quint64 number, const McpTool& tool, const McpCall& a
         call.request.actor = asked.request.actor;
     }
     call.request.withdrawal = nullptr;
+    call.approval = decision.approval;
     ActionStart start;
     start.sandbox = call.request.sandbox;
     start.actor = call.request.actor;

@@ -25,6 +25,9 @@ struct McpCall
     /// (exec kills the command's process group, run_code destroys its microVM). Its answer is
     /// never sent; the row ends as the result's `end` says (Cancelled for a stopped command).
     const std::atomic_bool* cancel = nullptr;
+    /// How the gate let it through: Approved when a person approved it (a workspace set to
+    /// checkpoint before approved actions then takes one first, checkpointBeforeApproved()).
+    Approval approval = Approval::Auto;
 };
 
 /// What a tool call produced: `structured` (matching the tool's output schema) and, for a

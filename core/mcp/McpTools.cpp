@@ -450,6 +450,9 @@ McpToolResult runExec(McpSandboxes& sandboxes, const McpCall& call)
     auto workspace = sandboxes.workspace(call.request.sandbox);
     if (!workspace)
         return McpToolResult::failure(workspace.error().message);
+    auto checkpoint = checkpointBeforeApproved(*workspace.value(), call);
+    if (!checkpoint)
+        return McpToolResult::failure(checkpoint.error().message);
     const Arguments arguments(call.arguments);
     // The variables the approver saw (ActionRequest::environment), not the raw arguments.
     WorkspaceEnvironment env;
@@ -486,6 +489,8 @@ McpToolResult runExec(McpSandboxes& sandboxes, const McpCall& call)
         return McpToolResult::failure(command.error);
     McpToolResult result;
     result.structured = output.structured(command.status, command.wallMs, call.log->id());
+    if (!checkpoint->isEmpty())
+        result.structured.insert(QStringLiteral("checkpoint_before"), checkpoint.value());
     result.structuredOnly = {QStringLiteral("stdout"), QStringLiteral("stderr")};
     result.end = LoggedAction::endOf(Expected<ExecStatus>(command.status));
     addFileChanges(result, command.fileChanges);
@@ -512,6 +517,13 @@ McpTool execTool(std::shared_ptr<McpSandboxes> sandboxes)
     tool.kind = ActionKind::Exec;
     tool.inputSchema = execInputSchema();
     tool.outputSchema = withFileChangesSchema(McpCommandOutput::schema());
+    {
+        QJsonObject properties = tool.outputSchema.value(QLatin1String("properties")).toObject();
+        properties.insert(QStringLiteral("checkpoint_before"),
+                          stringSchema(QStringLiteral("The checkpoint taken before it ran, when the workspace takes one "
+                                                      "before each approved action; absent otherwise.")));
+        tool.outputSchema.insert(QStringLiteral("properties"), properties);
+    }
     tool.prepare = prepareExec;
     tool.run = [sandboxes](const McpCall& call) { return runExec(*sandboxes, call); };
     return tool;
@@ -596,6 +608,24 @@ McpTool checkpointTool(std::shared_ptr<McpSandboxes> sandboxes)
 }
 
 } // namespace
+
+Expected<QString> checkpointBeforeApproved(Workspace& workspace, const McpCall& call)
+{
+    if (call.approval != Approval::Approved)
+        return QString();
+    auto asked = loadCheckpointBeforeApproved(workspace.name());
+    if (!asked)
+        return asked.error();
+    if (!asked.value())
+        return QString();
+    const QString name = QStringLiteral("before-%1").arg(call.log ? call.log->id() : QDateTime::currentSecsSinceEpoch());
+    const QString note = QStringLiteral("before log row %1, approved: %2 %3")
+                             .arg(call.log ? call.log->id() : 0)
+                             .arg(actionKindName(call.request.kind), actionSubject(call.request).left(200));
+    if (auto taken = workspace.checkpoint(name, note); !taken)
+        return makeError(QStringLiteral("not run: the checkpoint before it failed: %1").arg(taken.error().message));
+    return name;
+}
 
 Expected<std::shared_ptr<Workspace>> McpSandboxes::workspace(const QString& name)
 {

@@ -60,6 +60,13 @@ QList<McpTool> workbenchTools(std::shared_ptr<McpSandboxes> sandboxes);
 /// workbenchTools().
 QList<McpTool> mcpBrowserTools(std::shared_ptr<McpSandboxes> sandboxes);
 
+/// For an exec or file write a person approved (McpCall::approval) in a workspace set to
+/// checkpoint before approved actions (WorkspaceRecord::checkpointBeforeApproved): takes
+/// checkpoint "before-<row id>" with the action in its note, before the action runs, and
+/// returns its name; empty when none is asked for. Errors: the checkpoint failed (the action
+/// must not run then: the person asked for a point to go back to).
+Expected<QString> checkpointBeforeApproved(Workspace& workspace, const McpCall& call);
+
 /// fork_workspace (Workspace::fork, the policy rules copied; McpForkTool.cpp), part of
 /// workbenchTools().
 McpTool forkWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes);

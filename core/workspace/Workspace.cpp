@@ -584,9 +584,34 @@ Expected<WorkspaceEnvironment> Workspace::environment() const
 Expected<void> Workspace::setEnvironment(const WorkspaceEnvironment& environment)
 {
     std::lock_guard lock(m_mutex);
+    auto record = recordOnDisk();
+    if (!record)
+        return record.error();
+    record->environment = environment;
+    return saveWorkspaceRecord(record.value());
+}
+
+Expected<void> Workspace::setCheckpointBeforeApproved(bool on)
+{
+    std::lock_guard lock(m_mutex);
+    auto record = recordOnDisk();
+    if (!record)
+        return record.error();
+    record->checkpointBeforeApproved = on;
+    return saveWorkspaceRecord(record.value());
+}
+
+Expected<WorkspaceRecord> Workspace::recordOnDisk() const
+{
+    // The JSON record's own fields as another process may have set them; the rest from libvirt.
+    auto json = readWorkspaceRecordJson(m_record.name);
+    if (!json)
+        return json.error();
+    const WorkspaceRecord onDisk = WorkspaceRecord::fromJson(json.value());
     WorkspaceRecord record = m_record;
-    record.environment = environment;
-    return saveWorkspaceRecord(record);
+    record.environment = onDisk.environment;
+    record.checkpointBeforeApproved = onDisk.checkpointBeforeApproved;
+    return record;
 }
 
 Expected<ExecStatus> Workspace::exec(const ExecRequest& plainRequest, Clock::time_point readyDeadline)

@@ -20,6 +20,13 @@ class VirtioSerialBridge;
 class ClientKey;
 class HypervisorConnection;
 
+/// How Workspace::fork() makes the fork.
+struct ForkOptions
+{
+    QString checkpoint; ///< fork from this checkpoint; empty: from the state now
+    bool memory = true; ///< a running source's memory too; false: its disk alone
+};
+
 /// A persistent agent workspace: the libvirt domain "sbw-ws-<name>" (defined, not transient)
 /// with the workbench's metadata, its own qcow2 overlay volume "sbw-ws-<name>.qcow2" in the
 /// storage pool over the image's read-only base (kept across stop and start), and a JSON record
@@ -35,13 +42,6 @@ class HypervisorConnection;
 ///
 /// Every call blocks (libvirt, SSH): use from worker threads. Lifecycle calls are serialised;
 /// exec() runs beside them (a pause freezes a running command, a hibernate breaks it).
-/// How Workspace::fork() makes the fork.
-struct ForkOptions
-{
-    QString checkpoint; ///< fork from this checkpoint; empty: from the state now
-    bool memory = true; ///< a running source's memory too; false: its disk alone
-};
-
 class Workspace
 {
 public:
@@ -137,6 +137,9 @@ public:
     Expected<WorkspaceEnvironment> environment() const;
     /// Replaces the variables (written to the record at once). Errors: record not writable.
     Expected<void> setEnvironment(const WorkspaceEnvironment& environment);
+    /// Turns the checkpoint before each approved agent action on or off (written to the record
+    /// at once; see WorkspaceRecord::checkpointBeforeApproved). Errors: record not writable.
+    Expected<void> setCheckpointBeforeApproved(bool on);
 
     /// Runs `request` in the guest (GuestSession::exec) with environment() exported first,
     /// opening the SSH session when there is none; waits until `readyDeadline` for a starting
@@ -173,6 +176,9 @@ private:
     /// ("start", "wake").
     Expected<void> boot(virDomainPtr domain, const char* verb);
     Expected<void> syncGuestClock();
+    /// m_record with the JSON record's own fields (environment, checkpointBeforeApproved) as
+    /// they are on disk now.
+    Expected<WorkspaceRecord> recordOnDisk() const;
     /// fork() helpers (WorkspaceFork.cpp). The caller holds m_mutex.
     Expected<void> copyOverlayTo(virDomainPtr domain, const QString& forkName);
     Expected<DomainPtr> defineFork(virDomainPtr source, const QString& name, const QString& checkpoint);

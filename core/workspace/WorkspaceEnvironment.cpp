@@ -85,19 +85,10 @@ WorkspaceEnvironment WorkspaceEnvironment::fromJson(const QJsonArray& json)
 
 Expected<WorkspaceEnvironment> loadWorkspaceEnvironment(const QString& name)
 {
-    QFile file(workspaceRecordsDir() + QLatin1Char('/') + name + QLatin1String(".json"));
-    if (!file.exists())
-        return WorkspaceEnvironment{};
-    if (!file.open(QIODevice::ReadOnly))
-        return makeError(QStringLiteral("cannot read the settings of workspace '%1' (%2): %3")
-                             .arg(name, file.fileName(), file.errorString()));
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
-    if (!document.isObject())
-        return makeError(QStringLiteral("the settings of workspace '%1' (%2) are not JSON: %3")
-                             .arg(name, file.fileName(), parseError.errorString()));
-    return WorkspaceEnvironment::fromJson(
-        document.object().value(QStringLiteral("environment")).toArray());
+    auto json = readWorkspaceRecordJson(name);
+    if (!json)
+        return json.error();
+    return WorkspaceEnvironment::fromJson(json->value(QStringLiteral("environment")).toArray());
 }
 
 } // namespace sbw

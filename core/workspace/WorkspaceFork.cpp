@@ -90,7 +90,7 @@ Expected<void> redefineCheckpoints(virDomainPtr source, virDomainPtr fork)
         }
         const QByteArray utf8 = xml->toUtf8();
         const unsigned flags = VIR_DOMAIN_SNAPSHOT_CREATE_REDEFINE |
-                               (current ? VIR_DOMAIN_SNAPSHOT_CREATE_CURRENT : 0u);
+                               (current ? unsigned(VIR_DOMAIN_SNAPSHOT_CREATE_CURRENT) : 0u);
         if (SnapshotPtr made(virDomainSnapshotCreateXML(fork, utf8.constData(), flags)); !made)
             result = virtError(QStringLiteral("cannot give the fork checkpoint '%1'")
                                    .arg(QString::fromUtf8(virDomainSnapshotGetName(snapshot.get()))));
@@ -237,8 +237,10 @@ Expected<std::unique_ptr<Workspace>> Workspace::fork(const QString& name, const 
                 if (auto synced = workspace->syncGuestClock(); !synced)
                     qCWarning(lcVirt) << synced.error().message;
         }
-        if (auto environment = loadWorkspaceEnvironment(m_record.name))
-            record->environment = environment.value();
+        if (auto onDisk = recordOnDisk()) {
+            record->environment = onDisk->environment;
+            record->checkpointBeforeApproved = onDisk->checkpointBeforeApproved;
+        }
         workspace->m_record = record.value();
         if (auto saved = saveWorkspaceRecord(record.value()); !saved)
             qCWarning(lcVirt) << saved.error().message;

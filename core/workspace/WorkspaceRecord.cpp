@@ -72,6 +72,7 @@ QJsonObject WorkspaceRecord::toJson() const
         {QStringLiteral("cpu_share_percent"), settings.cpuSharePercent},
         {QStringLiteral("network"), workspaceNetworkName(settings.network)},
         {QStringLiteral("environment"), environment.toJson()},
+        {QStringLiteral("checkpoint_before_approved"), checkpointBeforeApproved},
         {QStringLiteral("forked_from"), origin.workspace},
         {QStringLiteral("forked_from_checkpoint"), origin.checkpoint},
         {QStringLiteral("forked"), origin.forked.isValid()
@@ -100,6 +101,7 @@ WorkspaceRecord WorkspaceRecord::fromJson(const QJsonObject& json)
     r.settings.cpuSharePercent = json.value(QStringLiteral("cpu_share_percent")).toInt();
     parseWorkspaceNetwork(json.value(QStringLiteral("network")).toString(), &r.settings.network);
     r.environment = WorkspaceEnvironment::fromJson(json.value(QStringLiteral("environment")).toArray());
+    r.checkpointBeforeApproved = json.value(QStringLiteral("checkpoint_before_approved")).toBool();
     r.origin.workspace = json.value(QStringLiteral("forked_from")).toString();
     r.origin.checkpoint = json.value(QStringLiteral("forked_from_checkpoint")).toString();
     r.origin.forked =
@@ -223,6 +225,30 @@ Expected<void> saveWorkspaceRecord(const WorkspaceRecord& record)
         return makeError(
             QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString()));
     return {};
+}
+
+Expected<QJsonObject> readWorkspaceRecordJson(const QString& name)
+{
+    QFile file(recordPath(name));
+    if (!file.exists())
+        return QJsonObject{};
+    if (!file.open(QIODevice::ReadOnly))
+        return makeError(QStringLiteral("cannot read the settings of workspace '%1' (%2): %3")
+                             .arg(name, file.fileName(), file.errorString()));
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
+    if (!document.isObject())
+        return makeError(QStringLiteral("the settings of workspace '%1' (%2) are not JSON: %3")
+                             .arg(name, file.fileName(), parseError.errorString()));
+    return document.object();
+}
+
+Expected<bool> loadCheckpointBeforeApproved(const QString& name)
+{
+    auto json = readWorkspaceRecordJson(name);
+    if (!json)
+        return json.error();
+    return WorkspaceRecord::fromJson(json.value()).checkpointBeforeApproved;
 }
 
 Expected<void> removeWorkspaceRecord(const QString& name)

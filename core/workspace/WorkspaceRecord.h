@@ -76,6 +76,9 @@ struct WorkspaceRecord
     /// Variables injected into every command; kept in the JSON record only (not in the domain's
     /// metadata, which read-only libvirt clients can see). Empty in records read from metadata.
     WorkspaceEnvironment environment;
+    /// A checkpoint before each agent action a person approved (exec, file write), so the log is
+    /// a timeline to revert to and fork from; off by default. JSON record only, like environment.
+    bool checkpointBeforeApproved = false;
 
     QJsonObject toJson() const;
     static WorkspaceRecord fromJson(const QJsonObject& json);
@@ -105,6 +108,14 @@ QString workspaceRecordsDir();
 /// Writes `<workspaceRecordsDir()>/<name>.json` (atomically, readable by its owner only: it may
 /// hold secrets). Errors: folder or file not writable.
 Expected<void> saveWorkspaceRecord(const WorkspaceRecord& record);
+
+/// The JSON record of `name` as it is on disk now; an empty object when there is none. Errors:
+/// it cannot be read, or is not JSON.
+Expected<QJsonObject> readWorkspaceRecordJson(const QString& name);
+
+/// Whether workspace `name` takes a checkpoint before each approved agent action, from its JSON
+/// record now (false when it has none). Errors: the record cannot be read.
+Expected<bool> loadCheckpointBeforeApproved(const QString& name);
 
 /// Deletes the JSON record of `name`; succeeds when it does not exist.
 Expected<void> removeWorkspaceRecord(const QString& name);

@@ -55,9 +55,11 @@ private Q_SLOTS:
     {
         QCOMPARE(actionKindName(ActionKind::Network), QStringLiteral("network"));
         QCOMPARE(actionKindFromName(QStringLiteral("network")), ActionKind::Network);
-        // Names are stored and new kinds are appended: network came after list, browse after it.
+        // Names are stored and new kinds are appended: network came after list, browse and fork
+        // after it.
         QCOMPARE(allActionKinds().indexOf(ActionKind::Network), allActionKinds().indexOf(ActionKind::List) + 1);
-        QCOMPARE(allActionKinds().last(), ActionKind::Browse);
+        QCOMPARE(allActionKinds().indexOf(ActionKind::Browse), allActionKinds().indexOf(ActionKind::Network) + 1);
+        QCOMPARE(allActionKinds().last(), ActionKind::Fork);
         QVERIFY(policyActionKinds().contains(ActionKind::Network));
     }
 

@@ -559,7 +559,7 @@ private Q_SLOTS:
                 names.append(actionKindName(kind));
         }
         QCOMPARE(policyActionKindNames(), names.join(QStringLiteral(", ")));
-        QVERIFY(policyActionKindNames().endsWith(QLatin1String(", remove, list, network, browse")));
+        QVERIFY(policyActionKindNames().endsWith(QLatin1String(", remove, list, network, browse, fork")));
         QVERIFY(!policyActionKinds().contains(ActionKind::Approval));
     }
 
@@ -595,7 +595,7 @@ private Q_SLOTS:
             << QByteArray("{\"version\": 1, \"workspaces\": {\"w\": [{\"kinds\": [\"exec\", \"sudo\"], \"decision\": \"deny\"}]}}")
             << QStringLiteral("p.json: workspaces.w[0].kinds[1]: \"sudo\" is not an action kind (exec, run, "
                               "file-write, upload, download, file-delete, create, start, stop, pause, resume, "
-                              "hibernate, wake, checkpoint, checkpoint-delete, revert, remove, list, network, browse)");
+                              "hibernate, wake, checkpoint, checkpoint-delete, revert, remove, list, network, browse, fork)");
         QTest::newRow("approval is not a rule's kind")
             << QByteArray("{\"version\": 1, \"default\": [{\"kinds\": [\"approval\"], \"decision\": \"deny\"}]}")
             << QStringLiteral("p.json: default[0].kinds[0]: \"approval\" is not an action kind (%1)")

@@ -1,10 +1,12 @@
 #include "approval/ApprovalQueuePane.h"
 
+#include "approval/PreviewText.h"
 #include "approval/TerminalApprover.h"
 #include "base/Async.h"
 #include "base/VisibleText.h"
 #include "changes/UnifiedDiff.h"
 #include "guest/LoopbackClientProbe.h"
+#include "preview/ActionPreview.h"
 #include "run/RunInputFiles.h"
 #include "widgets/MonospaceFont.h"
 #include "widgets/WholeHeaders.h"
@@ -95,7 +97,8 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
       m_detail(new QPlainTextEdit(this)), m_reason(new QLineEdit(this)),
       m_approve(new QPushButton(tr("Approve"), this)), m_allowAlways(new QPushButton(tr("Allow Always"), this)),
       m_deny(new QPushButton(tr("Deny"), this)),
-      m_edit(new QPushButton(tr("Edit…"), this)), m_empty(new QLabel(tr("No action waits for approval."), this)),
+      m_edit(new QPushButton(tr("Edit…"), this)), m_preview(new QPushButton(tr("Preview"), this)),
+      m_approvePreviewed(new QPushButton(tr("Approve as Previewed"), this)), m_empty(new QLabel(tr("No action waits for approval."), this)),
       m_clock(new QTimer(this))
 {
     m_list->setHeaderLabels({tr("Who"), tr("Workspace"), tr("Action"), tr("Command or path"), tr("Time left")});
@@ -137,11 +140,16 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     m_deny->setToolTip(tr("Deny the selected action with the reason (Ctrl+Backspace, or Delete in the list)"));
     m_edit->setToolTip(tr("Edit the command or content, then approve"));
     m_allowAlways->setToolTip(tr("Allow this host and port from now on: a rule in the workspace's policy"));
+    m_preview->setToolTip(tr("Run it in a throwaway fork of the workspace and show what it does; the workspace is untouched"));
+    m_approvePreviewed->setToolTip(
+        tr("Approve, and make the workspace the preview's result instead of running it again"));
 
     auto* buttons = new QHBoxLayout; // under the reason field, so that neither squeezes the other
     buttons->addStretch(1);
     buttons->addWidget(m_deny);
     buttons->addWidget(m_edit);
+    buttons->addWidget(m_preview);
+    buttons->addWidget(m_approvePreviewed);
     buttons->addWidget(m_allowAlways);
     buttons->addWidget(m_approve);
     auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -169,6 +177,8 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     connect(m_deny, &QPushButton::clicked, this, &ApprovalQueuePane::denyCurrent);
     connect(m_edit, &QPushButton::clicked, this, &ApprovalQueuePane::editCurrent);
     connect(m_allowAlways, &QPushButton::clicked, this, &ApprovalQueuePane::allowCurrentAlways);
+    connect(m_preview, &QPushButton::clicked, this, &ApprovalQueuePane::previewCurrent);
+    connect(m_approvePreviewed, &QPushButton::clicked, this, &ApprovalQueuePane::approveCurrentAsPreviewed);
     connect(m_list, &QTreeWidget::currentItemChanged, this, [this] {
         showDetail();
         updateButtons();
@@ -182,7 +192,94 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
     updateButtons();
 }
 
-ApprovalQueuePane::~ApprovalQueuePane() = default;
+ApprovalQueuePane::~ApprovalQueuePane()
+{
+    for (const auto& [id, preview] : m_previews)
+        dropPreview(id);
+}
+
+void ApprovalQueuePane::setPreviewRunner(PreviewRunner runner)
+{
+    m_previewRunner = std::move(runner);
+    updateButtons();
+}
+
+bool ApprovalQueuePane::canPreview(const std::optional<PendingApproval>& pending) const
+{
+    return pending && m_previewRunner && !pending->request.sandbox.isEmpty() &&
+           (pending->request.kind == ActionKind::Exec || pending->request.kind == ActionKind::FileWrite);
+}
+
+void ApprovalQueuePane::previewCurrent()
+{
+    const qint64 id = currentId();
+    const auto pending = m_queue && id ? m_queue->find(id) : std::nullopt;
+    if (!canPreview(pending) || m_previewing.count(id))
+        return;
+    dropPreview(id);
+    m_previewing.insert(id);
+    updateButtons();
+    m_detail->appendPlainText(tr("\nPreviewing in a fork of %1…").arg(oneLineVisible(pending->request.sandbox)));
+    onFinished(m_previewRunner(pending->request), this,
+               [this, id](const Expected<std::shared_ptr<ActionPreview>>& preview) {
+        m_previewing.erase(id);
+        if (!m_queue || !m_queue->find(id)) {
+            // Decided while it ran: its fork goes at once.
+            if (preview)
+                runAsync([doomed = preview.value()]() mutable { doomed.reset(); });
+            return;
+        }
+        if (preview)
+            m_previews[id] = preview.value();
+        if (id == m_detailId) {
+            showDetail();
+            if (!preview)
+                m_detail->appendPlainText(tr("\nThe preview failed: %1").arg(makeVisible(preview.error().message)));
+        }
+        updateButtons();
+    });
+}
+
+void ApprovalQueuePane::approveCurrentAsPreviewed()
+{
+    const qint64 id = currentId();
+    const auto found = m_previews.find(id);
+    if (found == m_previews.end() || !m_queue || !m_queue->find(id))
+        return;
+    std::shared_ptr<ActionPreview> preview = found->second;
+    m_previewing.insert(id); // no second preview or adoption meanwhile
+    updateButtons();
+    m_detail->appendPlainText(tr("\nMaking the workspace the preview's result…"));
+    runThen(this, [preview] { return preview->adopt(); }, [this, id](const Expected<PreviewedOutcome>& outcome) {
+        m_previewing.erase(id);
+        if (outcome) {
+            m_previews.erase(id);
+            if (m_queue)
+                m_queue->approveAsPreviewed(id, outcome.value(), m_approver);
+        } else {
+            QMessageBox::warning(this, tr("Approve as Previewed"),
+                                 tr("The workspace did not take the preview's result, and the action still waits: %1")
+                                     .arg(outcome.error().message));
+        }
+        updateButtons();
+    });
+}
+
+void ApprovalQueuePane::dropPreview(qint64 id)
+{
+    const auto found = m_previews.find(id);
+    if (found == m_previews.end())
+        return;
+    // Deleting a fork blocks on libvirt: the last reference goes on a worker thread.
+    runAsync([doomed = std::move(found->second)]() mutable { doomed.reset(); });
+    m_previews.erase(found);
+}
+
+QString ApprovalQueuePane::withPreview(qint64 id, const QString& text) const
+{
+    const auto found = m_previews.find(id);
+    return found == m_previews.end() ? text : text + previewReportText(found->second->report());
+}
 
 QSize ApprovalQueuePane::sizeHint() const
 {
@@ -303,6 +400,7 @@ void ApprovalQueuePane::onAdded(qint64 id)
 
 void ApprovalQueuePane::onDecided(qint64 id)
 {
+    dropPreview(id);
     for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
         if (m_list->topLevelItem(i)->data(Who, kIdRole).toLongLong() == id) {
             delete m_list->takeTopLevelItem(i);
@@ -343,7 +441,7 @@ void ApprovalQueuePane::showDetail()
         text += QLatin1Char('\n') + makeVisible(request.command) + QLatin1Char('\n');
     text += commandsText(pending->commands);
     if (request.kind != ActionKind::FileWrite) {
-        m_detail->setPlainText(text);
+        m_detail->setPlainText(withPreview(id, text));
         return;
     }
     m_detail->setPlainText(text + tr("\nreading the current content for the diff…"));
@@ -375,8 +473,8 @@ void ApprovalQueuePane::showNewContent(qint64 id, const QString& note)
     const auto pending = m_queue ? m_queue->find(id) : std::nullopt;
     if (!pending || id != m_detailId)
         return;
-    m_detail->setPlainText(fileWriteHeader(pending->request) + note + QStringLiteral("\n\n") +
-                           makeVisible(QString::fromUtf8(pending->request.content)));
+    m_detail->setPlainText(withPreview(id, fileWriteHeader(pending->request) + note + QStringLiteral("\n\n") +
+                                               makeVisible(QString::fromUtf8(pending->request.content))));
 }
 
 void ApprovalQueuePane::showDiff(qint64 id, const QByteArray& current, const QString& note)
@@ -402,7 +500,7 @@ void ApprovalQueuePane::showDiff(qint64 id, const QByteArray& current, const QSt
             text += tr("(the new content equals the current content)");
         else
             text += makeVisible(QString::fromUtf8(diff.value()));
-        m_detail->setPlainText(text);
+        m_detail->setPlainText(withPreview(id, text));
     });
 }
 
@@ -436,6 +534,11 @@ void ApprovalQueuePane::updateButtons()
     m_approve->setEnabled(pending.has_value());
     m_deny->setEnabled(pending.has_value());
     m_edit->setEnabled(pending && !connection);
+    const bool busy = m_previewing.count(id) > 0;
+    m_preview->setVisible(m_previewRunner != nullptr);
+    m_preview->setEnabled(canPreview(pending) && !busy);
+    m_approvePreviewed->setVisible(m_previewRunner != nullptr);
+    m_approvePreviewed->setEnabled(pending && m_previews.count(id) && !busy);
     m_allowAlways->setVisible(connection && m_ruleWriter);
     m_empty->setVisible(m_list->topLevelItemCount() == 0);
 }

@@ -8,7 +8,10 @@
 #include <QWidget>
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
+#include <set>
 
 class QLabel;
 class QLineEdit;
@@ -19,6 +22,8 @@ class QTimer;
 class QTreeWidget;
 
 namespace sbw {
+
+class ActionPreview;
 
 /// The approval queue pane: the actions agents asked for that wait for a person, with who asked,
 /// the workspace, the action, its command or path (in one line: oneLineVisible()) and the time
@@ -32,7 +37,11 @@ namespace sbw {
 ///
 /// Keys (while the pane has the focus): Ctrl+Return approves the selected request; Ctrl+Backspace
 /// (or Delete in the list) denies it with the reason typed in the reason field; Edit… changes
-/// the command or content and approves the edited request. A request that arrives while the
+/// the command or content and approves the edited request. Preview (an exec or file write in a
+/// workspace) runs the request in a throwaway fork of its workspace (ActionPreview) and adds to
+/// the detail what it did there: status, output, changed files with diffs, new processes;
+/// Approve as Previewed then makes the workspace the fork's result instead of running it again.
+/// A preview's fork is deleted once the request is decided. A request that arrives while the
 /// window is not active raises a desktop notification (the system tray's message when there is
 /// a tray) and QApplication::alert().
 class ApprovalQueuePane : public QWidget
@@ -55,6 +64,10 @@ public:
     using ContentReader = std::function<QFuture<Expected<CurrentContent>>(const QString& sandbox, const QString& path,
                                                                          qint64 maxBytes)>;
 
+    /// Starts a preview of `request` in a fork of its workspace; called on the GUI thread, the
+    /// future may finish on any thread.
+    using PreviewRunner = std::function<QFuture<Expected<std::shared_ptr<ActionPreview>>>(const ActionRequest& request)>;
+
     /// Sets an "always" rule for a connection of sandbox `sandbox` to `destination`
     /// (PolicyGate::setDestinationRule(): the waiting requests it decides leave the queue).
     using DestinationRuleWriter = std::function<Expected<void>(const QString& sandbox, const NetworkDestination& destination,
@@ -65,6 +78,8 @@ public:
 
     /// Without a reader, a file write is diffed against an empty file.
     void setContentReader(ContentReader reader) { m_reader = std::move(reader); }
+    /// Without a runner there is no Preview.
+    void setPreviewRunner(PreviewRunner runner);
     /// Without a writer, a connection is allowed once or denied, never "always".
     void setDestinationRuleWriter(DestinationRuleWriter writer);
     /// The name decisions carry (GateDecision::approver); the local user name by default.
@@ -89,6 +104,10 @@ public Q_SLOTS:
     /// Opens an editor on the selected request's command (file write: its new content); OK
     /// approves the edited request.
     void editCurrent();
+    /// Runs the selected exec or file write in a fork of its workspace (setPreviewRunner()).
+    void previewCurrent();
+    /// Makes the selected request's workspace the result of its preview and approves it as done.
+    void approveCurrentAsPreviewed();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -107,6 +126,11 @@ private:
     void showNewContent(qint64 id, const QString& note);
     QString fileWriteHeader(const ActionRequest& request) const;
     void notify(const PendingApproval& pending);
+    /// `text` with the preview of request `id` after it, when there is one.
+    QString withPreview(qint64 id, const QString& text) const;
+    bool canPreview(const std::optional<PendingApproval>& pending) const;
+    /// Deletes the fork of request `id`'s preview, if any, on a worker thread.
+    void dropPreview(qint64 id);
 
     QPointer<ApprovalQueue> m_queue;
     ContentReader m_reader;
@@ -119,6 +143,11 @@ private:
     QPushButton* m_allowAlways;
     QPushButton* m_deny;
     QPushButton* m_edit;
+    QPushButton* m_preview;
+    QPushButton* m_approvePreviewed;
+    PreviewRunner m_previewRunner;
+    std::map<qint64, std::shared_ptr<ActionPreview>> m_previews; ///< by request id
+    std::set<qint64> m_previewing;                              ///< previews under way
     QLabel* m_empty;
     QTimer* m_clock;
     QSystemTrayIcon* m_tray = nullptr;

@@ -3,6 +3,7 @@
 #include "agents/AgentsPane.h"
 #include "approval/ApprovalQueue.h"
 #include "approval/ApprovalQueuePane.h"
+#include "preview/ActionPreview.h"
 #include "approval/Policy.h"
 #include "approval/PolicyEditorDialog.h"
 #include "approval/PolicyGate.h"
@@ -386,6 +387,7 @@ void MainWindow::createMenus()
     workspace->addSeparator();
     workspace->addActions(m_workspaceActions->lifecycleActions());
     workspace->addAction(m_workspaceActions->forkAction());
+    workspace->addAction(m_workspaceActions->checkpointBeforeApprovedAction());
     workspace->addSeparator();
     workspace->addAction(m_workspaceActions->newTerminalAction());
     workspace->addSeparator();
@@ -450,6 +452,17 @@ QDockWidget* MainWindow::createApprovalDock()
             if (file.size() > maxBytes) // it grew after the stat
                 return Content{file.size(), std::nullopt};
             return Content{file.size(), file.readAll()};
+        });
+    });
+    m_approvalPane->setPreviewRunner([this](const ActionRequest& request) {
+        const std::shared_ptr<Workspace> workspace = m_workspaces->workspace(request.sandbox);
+        return runAsync([workspace, request, log = m_commandLog]() -> Expected<std::shared_ptr<ActionPreview>> {
+            if (!workspace)
+                return makeError(tr("there is no workspace %1").arg(request.sandbox));
+            auto preview = ActionPreview::run(workspace, request, log);
+            if (!preview)
+                return preview.error();
+            return std::shared_ptr<ActionPreview>(std::move(preview.value()));
         });
     });
     m_approvalPane->setDestinationRuleWriter(

@@ -47,6 +47,11 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
     m_fork = makeAction(tr("&Fork…"), QStringLiteral("edit-copy"), {},
                         tr("Make a new workspace from this one: its disk and checkpoints, and its "
                            "memory while it runs"));
+    m_checkpointBeforeApproved =
+        makeAction(tr("Checkpoint &Before Approved Actions"), {}, {},
+                   tr("Take a checkpoint before each command or file write of an agent that a person "
+                      "approves, so the log is a timeline to revert to and fork from"));
+    m_checkpointBeforeApproved->setCheckable(true);
     m_newTerminal = makeAction(tr("New &Terminal"), QStringLiteral("utilities-terminal"),
                                QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T),
                                tr("Open another login shell in the workspace (Ctrl+Shift+T)"));
@@ -70,6 +75,15 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
     });
     connect(m_checkpoint, &QAction::triggered, this, &WorkspaceActions::takeCheckpoint);
     connect(m_fork, &QAction::triggered, this, &WorkspaceActions::askFork);
+    connect(m_checkpointBeforeApproved, &QAction::triggered, this, [this](bool on) {
+        const std::shared_ptr<Workspace> workspace = m_manager->workspace(m_current);
+        if (!workspace)
+            return;
+        if (auto set = workspace->setCheckpointBeforeApproved(on); !set) {
+            QMessageBox::warning(m_dialogParent, tr("Checkpoint Before Approved Actions"), set.error().message);
+            updateEnabled();
+        }
+    });
     connect(m_delete, &QAction::triggered, this, &WorkspaceActions::deleteWorkspace);
     connect(m_newTerminal, &QAction::triggered, this,
             [this] { Q_EMIT newTerminalRequested(m_current); });
@@ -115,6 +129,9 @@ void WorkspaceActions::updateEnabled()
     m_wake->setEnabled(usable && canWake(state));
     m_checkpoint->setEnabled(usable && canCheckpoint(state));
     m_fork->setEnabled(usable && canFork(state));
+    m_checkpointBeforeApproved->setEnabled(usable);
+    const auto checkpointing = usable ? loadCheckpointBeforeApproved(m_current) : Expected<bool>(false);
+    m_checkpointBeforeApproved->setChecked(checkpointing && checkpointing.value());
     m_newTerminal->setEnabled(usable && canExec(state));
     m_delete->setEnabled(usable && canDelete(state));
 }

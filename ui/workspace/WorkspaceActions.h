@@ -63,6 +63,9 @@ public:
     QAction* checkpointAction() const { return m_checkpoint; }
     /// Workspace ▸ Fork…: ForkDialog, then the fork (see fork()).
     QAction* forkAction() const { return m_fork; }
+    /// Checkable: the current workspace takes a checkpoint before each agent action a person
+    /// approves (Workspace::setCheckpointBeforeApproved).
+    QAction* checkpointBeforeApprovedAction() const { return m_checkpointBeforeApproved; }
     /// Workspace ▸ New Terminal (Ctrl+Shift+T): newTerminalRequested() for the current one.
     QAction* newTerminalAction() const { return m_newTerminal; }
     QAction* deleteAction() const { return m_delete; }
@@ -147,6 +150,7 @@ private:
     QAction* m_wake;
     QAction* m_checkpoint;
     QAction* m_fork;
+    QAction* m_checkpointBeforeApproved;
     QAction* m_newTerminal;
     QAction* m_delete;
 };
