@@ -20,7 +20,6 @@
 #include <QDateTime>
 #include <QThread>
 #include <QUuid>
-#include <QXmlStreamWriter>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
@@ -34,17 +33,6 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::seconds kAttemptTimeout(15);
 /// How long the guest agent may take to answer after a resume or restore.
 constexpr std::chrono::seconds kAgentTimeout(20);
-
-QString snapshotXml(const QString& name, const QString& note)
-{
-    QString out;
-    QXmlStreamWriter xml(&out);
-    xml.writeStartElement(QStringLiteral("domainsnapshot"));
-    xml.writeTextElement(QStringLiteral("name"), name);
-    xml.writeTextElement(QStringLiteral("description"), note);
-    xml.writeEndElement();
-    return out;
-}
 
 QByteArray shellQuote(const QString& word)
 {
@@ -443,7 +431,7 @@ Expected<CheckpointInfo> Workspace::checkpoint(const QString& name, const QStrin
                                         "choose another name, or delete that one first")
                              .arg(m_record.name, name));
     virResetLastError();
-    const QByteArray xml = snapshotXml(name, note).toUtf8();
+    const QByteArray xml = checkpointSnapshotXml(name, note).toUtf8();
     SnapshotPtr snapshot(virDomainSnapshotCreateXML(domain->get(), xml.constData(), 0));
     if (!snapshot)
         return virtError(QStringLiteral("cannot take checkpoint '%1' of workspace '%2'")

@@ -5,6 +5,7 @@
 #include <QSet>
 #include <QTimeZone>
 #include <QXmlStreamReader>
+#include <QXmlStreamWriter>
 #include <algorithm>
 
 namespace sbw {
@@ -43,6 +44,17 @@ QJsonObject CheckpointInfo::toJson() const
         {QStringLiteral("parent"), parent},
         {QStringLiteral("current"), current},
     };
+}
+
+QString checkpointSnapshotXml(const QString& name, const QString& note)
+{
+    QString out;
+    QXmlStreamWriter xml(&out);
+    xml.writeStartElement(QStringLiteral("domainsnapshot"));
+    xml.writeTextElement(QStringLiteral("name"), name);
+    xml.writeTextElement(QStringLiteral("description"), note);
+    xml.writeEndElement();
+    return out;
 }
 
 Expected<CheckpointInfo> checkpointFromSnapshotXml(const QString& xml)

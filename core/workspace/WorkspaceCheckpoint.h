@@ -27,6 +27,11 @@ struct CheckpointInfo
 /// snapshot and appears in commands). The error says what is allowed.
 Expected<void> validateCheckpointName(const QString& name);
 
+/// The description virDomainSnapshotCreateXML() takes for checkpoint `name` with `note`:
+/// `<domainsnapshot><name>…</name><description>…</description></domainsnapshot>` (disk and
+/// memory, internal: libvirt's default for a running or paused domain on qcow2).
+QString checkpointSnapshotXml(const QString& name, const QString& note);
+
 /// Parses virDomainSnapshotGetXMLDesc() output (top-level <name>, <description>, <state>,
 /// <creationTime>, <parent><name>). `current` is left false. Errors: not XML, no name.
 Expected<CheckpointInfo> checkpointFromSnapshotXml(const QString& xml);

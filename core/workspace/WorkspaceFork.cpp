@@ -14,7 +14,6 @@
 #include "workspace/ForkDefinition.h"
 #include "workspace/WorkspaceEnvironment.h"
 
-#include <QXmlStreamWriter>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
@@ -46,13 +45,7 @@ SnapshotPtr lookupSnapshot(virDomainPtr domain, const QString& name)
 
 Expected<void> takeSnapshot(virDomainPtr domain, const QString& name, const QString& note)
 {
-    QString xml;
-    QXmlStreamWriter writer(&xml);
-    writer.writeStartElement(QStringLiteral("domainsnapshot"));
-    writer.writeTextElement(QStringLiteral("name"), name);
-    writer.writeTextElement(QStringLiteral("description"), note);
-    writer.writeEndElement();
-    const QByteArray utf8 = xml.toUtf8();
+    const QByteArray utf8 = checkpointSnapshotXml(name, note).toUtf8();
     SnapshotPtr snapshot(virDomainSnapshotCreateXML(domain, utf8.constData(), 0));
     if (!snapshot)
         return virtError(QStringLiteral("cannot take a checkpoint to fork from"));

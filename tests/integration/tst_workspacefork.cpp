@@ -212,8 +212,11 @@ private Q_SLOTS:
         call.request.sandbox = kFork;
         call.request.kind = sbw::ActionKind::Exec;
         call.request.command = QStringLiteral("rm -rf build");
-        sbw::LoggedAction row(log.value(), {kFork, {sbw::Actor::Kind::Agent, QStringLiteral("claude-code")},
-                                            sbw::ActionKind::Exec, call.request.command});
+        sbw::ActionStart start;
+        start.sandbox = kFork;
+        start.actor = {sbw::Actor::Kind::Agent, QStringLiteral("claude-code")};
+        start.command = call.request.command;
+        sbw::LoggedAction row(log.value(), start);
         call.log = &row;
         call.approval = sbw::Approval::Approved;
         const qsizetype before = m_fork->checkpoints()->size();

@@ -194,8 +194,8 @@ ApprovalQueuePane::ApprovalQueuePane(ApprovalQueue* queue, QWidget* parent)
 
 ApprovalQueuePane::~ApprovalQueuePane()
 {
-    for (const auto& [id, preview] : m_previews)
-        dropPreview(id);
+    while (!m_previews.empty())
+        dropPreview(m_previews.begin()->first);
 }
 
 void ApprovalQueuePane::setPreviewRunner(PreviewRunner runner)
