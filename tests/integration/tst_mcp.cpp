@@ -344,7 +344,7 @@ private Q_SLOTS:
         QCOMPARE(results[0].value(QLatin1String("tools")).toArray(),
                  QJsonArray::fromStringList({"run_code", "list_workspaces", "create_workspace",
                                              "exec", "read_file", "write_file", "list_files", "browser_navigate", "browser_back", "browser_text", "browser_screenshot", "browser_click", "browser_type", "browser_key",
-                                             "pause", "resume", "checkpoint", "network_activity"}));
+                                             "pause", "resume", "checkpoint", "fork_workspace", "network_activity"}));
         QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(),
                  qPrintable(text(results[1])));
         QCOMPARE(listedWorkspace(results[1], kWorkspace), QJsonObject());
