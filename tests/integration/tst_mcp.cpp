@@ -588,7 +588,7 @@ print(total)
                    {QStringLiteral("argv"),
                     QJsonArray{QStringLiteral("echo"), QStringLiteral("forbidden")}}})});
         QCOMPARE(results.size(), 8);
-        QCOMPARE(results[0].value(QLatin1String("tools")).toArray().size(), 18);
+        QCOMPARE(results[0].value(QLatin1String("tools")).toArray().size(), 19);
         QVERIFY2(!results[1].value(QLatin1String("isError")).toBool(),
                  qPrintable(text(results[1])));
         QCOMPARE(structured(results[1]).value(QLatin1String("stdout")).toString(),
