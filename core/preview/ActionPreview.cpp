@@ -74,7 +74,9 @@ Expected<std::unique_ptr<ActionPreview>> ActionPreview::run(std::shared_ptr<Work
     std::unique_ptr<ActionPreview> preview(new ActionPreview);
     QElapsedTimer clock;
     clock.start();
-    auto fork = workspace->fork(previewForkName());
+    ForkOptions options;
+    options.offline = true; // nobody has approved the action: it reaches nothing outside
+    auto fork = workspace->fork(previewForkName(), options);
     if (!fork)
         return fork.error();
     preview->m_source = std::move(workspace);

@@ -75,6 +75,17 @@ void setConsoleLogs(QDomElement devices, const QString& consoleLog)
     }
 }
 
+/// No network: every NIC's link down (QEMU drops what the guest sends and delivers nothing).
+void cutNetwork(QDomDocument& document, QDomElement devices)
+{
+    for (QDomElement nic : children(devices, QStringLiteral("interface"))) {
+        QDomElement link = nic.firstChildElement(QStringLiteral("link"));
+        if (link.isNull())
+            link = nic.appendChild(document.createElement(QStringLiteral("link"))).toElement();
+        link.setAttribute(QStringLiteral("state"), QStringLiteral("down"));
+    }
+}
+
 Expected<void> setMetadata(QDomDocument& document, QDomElement domain, const ForkIdentity& fork)
 {
     const QList<QDomElement> sandboxes =
@@ -97,6 +108,9 @@ Expected<void> setMetadata(QDomDocument& document, QDomElement domain, const For
         origin.setAttribute(QStringLiteral("checkpoint"), fork.origin.checkpoint);
     origin.setAttribute(QStringLiteral("forked"), fork.origin.forked.toUTC().toString(Qt::ISODateWithMs));
     sandbox.appendChild(origin);
+    if (fork.offline)
+        for (QDomElement settings : children(sandbox, QStringLiteral("settings")))
+            settings.setAttribute(QStringLiteral("network"), workspaceNetworkName(WorkspaceNetwork::None));
     return {};
 }
 
@@ -115,6 +129,8 @@ Expected<QString> forkDomainXml(const QString& sourceXml, const ForkIdentity& fo
     if (auto set = setOverlay(devices, fork.overlay); !set)
         return set.error();
     setConsoleLogs(devices, fork.consoleLog);
+    if (fork.offline)
+        cutNetwork(document.value(), devices);
     if (auto set = setMetadata(document.value(), domain, fork); !set)
         return set.error();
     return document->toString();

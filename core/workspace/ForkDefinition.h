@@ -17,13 +17,16 @@ struct ForkIdentity
     QString consoleLog; ///< path of its serial console's log
     QDateTime created;  ///< UTC
     WorkspaceOrigin origin;
+    bool offline = false; ///< no network: settings.network none, every NIC's link down
 };
 
 /// The inactive definition of a fork: `sourceXml` (the source domain's
 /// virDomainGetXMLDesc(INACTIVE | SECURE)) with the fork's name, no UUID (libvirt assigns
 /// one), its overlay as the source of disk vda, its console log, and the workbench metadata's
 /// name, overlay, creation time and origin. Everything else — devices, their addresses, MAC
-/// addresses — stays as it is, so memory saved by the source loads into the fork.
+/// addresses — stays as it is, so memory saved by the source loads into the fork. An offline
+/// fork keeps its NICs (the saved memory expects them) with <link state='down'/>, which libvirt
+/// applies at every start and revert, after QEMU has loaded the memory.
 /// Errors: not a domain XML, no disk vda, no workbench metadata.
 Expected<QString> forkDomainXml(const QString& sourceXml, const ForkIdentity& fork);
 

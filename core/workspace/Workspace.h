@@ -25,6 +25,10 @@ struct ForkOptions
 {
     QString checkpoint; ///< fork from this checkpoint; empty: from the state now
     bool memory = true; ///< a running source's memory too; false: its disk alone
+    /// The fork has no network whatever its source's (settings.network none): a NIC it keeps
+    /// so that the source's memory loads has its link down, and it is served no egress proxy.
+    /// For previews, which run an action nobody has approved yet.
+    bool offline = false;
 };
 
 /// A persistent agent workspace: the libvirt domain "sbw-ws-<name>" (defined, not transient)
@@ -181,7 +185,7 @@ private:
     Expected<WorkspaceRecord> recordOnDisk() const;
     /// fork() helpers (WorkspaceFork.cpp). The caller holds m_mutex.
     Expected<void> copyOverlayTo(virDomainPtr domain, const QString& forkName);
-    Expected<DomainPtr> defineFork(virDomainPtr source, const QString& name, const QString& checkpoint);
+    Expected<DomainPtr> defineFork(virDomainPtr source, const QString& name, const ForkOptions& options);
     /// Asks the guest to power off by the first path that answers before `deadline` (agent,
     /// SSH), filling `outcome`'s request. True when asked or already off.
     bool askPowerOff(virDomainPtr domain, std::chrono::steady_clock::time_point deadline,

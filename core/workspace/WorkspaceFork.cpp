@@ -155,7 +155,7 @@ Expected<void> Workspace::copyOverlayTo(virDomainPtr domain, const QString& fork
 }
 
 Expected<DomainPtr> Workspace::defineFork(virDomainPtr source, const QString& name,
-                                          const QString& checkpoint)
+                                          const ForkOptions& options)
 {
     ForkIdentity identity;
     identity.workspace = name;
@@ -165,7 +165,8 @@ Expected<DomainPtr> Workspace::defineFork(virDomainPtr source, const QString& na
     identity.consoleLog = identity.overlay.left(identity.overlay.lastIndexOf(QLatin1Char('/')) + 1) +
                           workspaceConsoleLogVolume(name);
     identity.created = QDateTime::currentDateTimeUtc();
-    identity.origin = {m_record.name, checkpoint, identity.created};
+    identity.origin = {m_record.name, options.checkpoint, identity.created};
+    identity.offline = options.offline;
     auto xml = forkDomainXml(
         libvirtText(virDomainGetXMLDesc(source, VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE)),
         identity);
@@ -211,7 +212,7 @@ Expected<std::unique_ptr<Workspace>> Workspace::fork(const QString& name, const 
         dropSession();
         if (auto copied = copyOverlayTo(src, name); !copied)
             return copied.error();
-        auto fork = defineFork(src, name, checkpoint);
+        auto fork = defineFork(src, name, options);
         if (!fork)
             return fork.error();
         auto record = readWorkspaceRecord(fork->get());

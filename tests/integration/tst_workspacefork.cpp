@@ -2,7 +2,7 @@
 // keeps its background process and files, writes in one never appear in the other, a fork
 // from a checkpoint has that checkpoint's files, deleting the source leaves the fork working
 // (and the base image in place); a preview of `rm important.txt` lists the deletion and, once
-// discarded (Deny), leaves the file where it was; approve-as-previewed leaves the workspace as
+// discarded (Deny), leaves the file where it was; a preview reaches no network; approve-as-previewed leaves the workspace as
 // the preview showed, its new process running.
 
 #include "TestEnvironment.h"
@@ -16,6 +16,8 @@
 #include "workspace/Workspace.h"
 #include "workspace/WorkspaceDomains.h"
 
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -68,6 +70,7 @@ private Q_SLOTS:
         removeLeftovers();
         sbw::WorkspaceSettings settings;
         settings.memoryMiB = 256;
+        settings.network = sbw::WorkspaceNetwork::Nat; // a preview must reach nothing through it
         auto created = sbw::Workspace::create(*m_connection, kSource, settings);
         QVERIFY2(created.ok(), created ? "" : qPrintable(created.error().message));
         m_source = std::move(created.value());
@@ -169,6 +172,31 @@ private Q_SLOTS:
         QVERIFY(preview.value()->discard().ok()); // Deny
         QVERIFY(!exists(fork));
         QCOMPARE(run(*m_fork, QStringLiteral("cat /root/important.txt")), QByteArray("do not lose me\n"));
+    }
+
+    void previewReachesNoNetwork()
+    {
+        // A listener on the host's loopback, which QEMU's user-mode network offers the guest as
+        // 10.0.2.2: the workspace reaches it, a preview of the same command does not.
+        QTcpServer host;
+        QVERIFY(host.listen(QHostAddress::LocalHost));
+        const QString connect = QStringLiteral("timeout 5 bash -c 'exec 3<>/dev/tcp/10.0.2.2/%1' "
+                                               "&& echo reached || echo unreached")
+                                    .arg(host.serverPort());
+        QCOMPARE(run(*m_fork, connect), QByteArray("reached\n"));
+        QVERIFY(host.waitForNewConnection(5000));
+        delete host.nextPendingConnection();
+
+        sbw::ActionRequest request;
+        request.sandbox = kFork;
+        request.kind = sbw::ActionKind::Exec;
+        request.command = connect;
+        waitUntilRunning(*m_fork);
+        auto preview = sbw::ActionPreview::run(m_fork, request, nullptr);
+        QVERIFY2(preview.ok(), preview ? "" : qPrintable(preview.error().message));
+        QCOMPARE(preview.value()->report().stdoutBytes, QByteArray("unreached\n"));
+        QVERIFY(!host.waitForNewConnection(1000));
+        QVERIFY(preview.value()->discard().ok());
     }
 
     void approveAsPreviewedLeavesTheWorkspaceAsShown()

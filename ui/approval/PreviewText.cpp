@@ -46,7 +46,7 @@ QString changesText(const FileChanges& changes)
 
 QString previewReportText(const PreviewReport& report)
 {
-    QString text = QStringLiteral("\n── Preview in fork %1 (made in %2 ms, ran in %3 ms; the workspace is untouched) ──\n")
+    QString text = QStringLiteral("\n── Preview in fork %1 (made in %2 ms, ran in %3 ms, no network; the workspace is untouched) ──\n")
                        .arg(report.fork)
                        .arg(report.forkMs)
                        .arg(report.runMs);
