@@ -78,7 +78,7 @@ QByteArray ChangeWatch::scanPipeline() const
            " -printf '%p\\t%y %s %T@\\0' \\) 2>/dev/null | head -z -n " + QByteArray::number(kMaxScanEntries + 1);
 }
 
-QByteArray ChangeWatch::refreshCommand() const
+QByteArray ChangeWatch::refreshScript() const
 {
     QByteArray roots;
     for (const QString& folder : m_folders)
@@ -89,14 +89,25 @@ QByteArray ChangeWatch::refreshCommand() const
     script.replace("@MAXSHADOW@", QByteArray::number(kMaxShadowFilesPerCommand))
         .replace("@BUDGET@", QByteArray::number(kShadowBudgetKiB))
         .replace("@FIND@", find); // last: it holds the caller's folders
+    return "sh -c " + shellQuoted(script) + " sh " + shellQuoted(m_state) + ' ' + shellQuoted(stampFile());
+}
+
+QByteArray ChangeWatch::refreshCommand() const
+{
     // The pid file, written here and not by the job, is there before the exec ends, so the next
     // command's scan before waits for the job (beforeScanCommand()); a refresh still running
     // (its pid alive) makes this one unnecessary.
     // The job removes the pid file itself: once it ended, its pid may be a zombie's or reused.
-    return "if ! " + refreshRunning() + "; then { flock -n " + shellQuoted(m_state + "/lock") + " sh -c " +
-           shellQuoted(script) + " sh " + shellQuoted(m_state) + ' ' + shellQuoted(stampFile()) + "; rm -f " +
-           shellQuoted(refreshPidFile()) + "; } </dev/null >/dev/null 2>&1 & echo $! >" + shellQuoted(refreshPidFile()) +
-           "; fi";
+    return "if ! " + refreshRunning() + "; then { flock -n " + shellQuoted(m_state + "/lock") + ' ' + refreshScript() +
+           "; rm -f " + shellQuoted(refreshPidFile()) + "; } </dev/null >/dev/null 2>&1 & echo $! >" +
+           shellQuoted(refreshPidFile()) + "; fi";
+}
+
+QByteArray ChangeWatch::refreshNowCommand() const
+{
+    // flock without -n: a refresh running in the background is waited for, then this one
+    // copies what changed since.
+    return "mkdir -p " + shellQuoted(m_state) + " && flock " + shellQuoted(m_state + "/lock") + ' ' + refreshScript();
 }
 
 QByteArray ChangeWatch::refreshRunning() const

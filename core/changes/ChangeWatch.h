@@ -49,8 +49,13 @@ public:
     /// background. Read with readContents().
     QByteArray contentsCommand(const QList<QByteArray>& paths) const;
 
+    /// Brings the shadow copy up to date before the exec ends (a preview's fork, whose action
+    /// should show diffs of every small file, including those written by untracked commands).
+    QByteArray refreshNowCommand() const;
+
 private:
     QByteArray scanPipeline() const;
+    QByteArray refreshScript() const; ///< `sh -c …`: one refresh, in the foreground
     QByteArray refreshCommand() const; ///< the shadow copy's refresh, in the background
     /// A shell condition: a refresh started by an earlier command still runs.
     QByteArray refreshRunning() const;

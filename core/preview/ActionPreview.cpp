@@ -95,10 +95,12 @@ Expected<std::unique_ptr<ActionPreview>> ActionPreview::run(std::shared_ptr<Work
 Expected<void> ActionPreview::execute(const ActionRequest& request, std::shared_ptr<CommandLog> log,
                                       const std::atomic_bool* cancel)
 {
+    auto command = shellCommandFor(request);
+    if (auto refreshed = refreshShadowCopy(command->second); !refreshed)
+        return refreshed.error();
     auto before = processes();
     if (!before)
         return before.error();
-    auto command = shellCommandFor(request);
     WorkspaceCommandOptions options;
     options.command = request.kind == ActionKind::Exec ? commandWithEnvironment(request)
                                                        : QStringLiteral("write %1").arg(request.path);
@@ -127,6 +129,19 @@ Expected<void> ActionPreview::execute(const ActionRequest& request, std::shared_
         if (!earlier.contains(process.pid) && !process.isTheWorkbenchs() &&
             (process.ppid == 1 || !earlier.contains(process.ppid)))
             m_report.newProcesses << QStringLiteral("%1 %2").arg(process.pid).arg(process.args);
+    return {};
+}
+
+Expected<void> ActionPreview::refreshShadowCopy(const QString& workdir)
+{
+    ExecRequest request;
+    request.command = ChangeWatch::forCommand(workdir).refreshNowCommand();
+    request.timeout = std::chrono::seconds(60);
+    auto status = m_fork->exec(request, Clock::now() + kReadyWait);
+    if (!status)
+        return status.error();
+    if (status->exitStatus != 0) // the diffs of files it missed say why they are absent
+        qCWarning(lcVirt) << "preview" << m_report.fork << ": the copy of small files for diffs failed";
     return {};
 }
 

@@ -74,6 +74,9 @@ private:
         bool isTheWorkbenchs() const; ///< a kernel thread or one of the workbench's own
     };
     Expected<QList<Process>> processes();
+    /// Brings the fork's shadow copy of small files up to date (ChangeWatch), so the diffs
+    /// show every file the action changes, also those written since the last tracked command.
+    Expected<void> refreshShadowCopy(const QString& workdir);
 
     std::shared_ptr<Workspace> m_source;
     std::unique_ptr<Workspace> m_fork;

@@ -32,10 +32,13 @@ QString changesText(const FileChanges& changes)
         text += QStringLiteral("  %1 %2  (%3 → %4)\n")
                     .arg(changeKindName(change.kind), oneLineVisible(change.path), sizeText(change.sizeBefore),
                          sizeText(change.sizeAfter));
-        if (!change.diff.isEmpty())
-            text += makeVisible(QString::fromUtf8(change.diff)) + QLatin1Char('\n');
+        if (!change.diff.isEmpty()) {
+            text += makeVisible(QString::fromUtf8(change.diff));
+            if (!text.endsWith(QLatin1Char('\n')))
+                text += QLatin1Char('\n');
+        }
         else if (!change.diffNote.isEmpty())
-            text += QStringLiteral("    no diff: %1\n").arg(oneLineVisible(change.diffNote));
+            text += QStringLiteral("    %1\n").arg(oneLineVisible(change.diffNote));
     }
     if (const QString more = changes.moreText(); !more.isEmpty())
         text += QStringLiteral("  %1\n").arg(more);
