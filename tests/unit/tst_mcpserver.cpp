@@ -480,6 +480,39 @@ private Q_SLOTS:
         QCOMPARE(rows->at(0).approver, QStringLiteral("alice"));
     }
 
+    void callApprovedAsPreviewedGetsThePreviewsResultAndRunsNothing()
+    {
+        std::optional<QJsonObject> answer;
+        m_server->handle(m_session,
+                         request(10, QStringLiteral("tools/call"),
+                                 {{QStringLiteral("name"), QStringLiteral("echo")},
+                                  {QStringLiteral("arguments"),
+                                   QJsonObject{{QStringLiteral("text"), QStringLiteral("wait")}}}}),
+                         [&](const QJsonObject& reply) { answer = reply; });
+        QTRY_VERIFY(m_gate->waiting);
+        sbw::GateDecision decision{true, sbw::Approval::Approved, QStringLiteral("alice"), {}, {}};
+        decision.previewed = sbw::PreviewedOutcome{QStringLiteral("preview-0a1b2c"), 3, std::nullopt,
+                                                   "made\n", "warned\n", 1200};
+        auto done = std::move(m_gate->waiting);
+        done(decision);
+        QTRY_VERIFY(answer.has_value());
+        const QJsonObject result = answer->value(QLatin1String("result")).toObject();
+        QCOMPARE(result.value(QLatin1String("isError")).toBool(), false); // a status is a result
+        // The preview's output, shaped as a command's; the tool itself (which echoes) never ran.
+        const QJsonObject structured = result.value(QLatin1String("structuredContent")).toObject();
+        QCOMPARE(structured.value(QLatin1String("stdout")).toString(), QStringLiteral("made\n"));
+        QCOMPARE(structured.value(QLatin1String("stderr")).toString(), QStringLiteral("warned\n"));
+        QCOMPARE(structured.value(QLatin1String("exit_status")).toInt(), 3);
+        QCOMPARE(structured.value(QLatin1String("duration_ms")).toInt(), 1200);
+        QVERIFY(!structured.contains(QLatin1String("text")));
+        const auto rows = m_log->rows({});
+        QCOMPARE(rows->size(), 1);
+        QCOMPARE(rows->at(0).approval, sbw::Approval::Approved);
+        QCOMPARE(rows->at(0).exitStatus, std::optional<int>(3));
+        QCOMPARE(rows->at(0).stdoutBytes, 5);
+        QCOMPARE(rows->at(0).error, QStringLiteral("approved as previewed: ran in fork preview-0a1b2c, which the workspace became"));
+    }
+
     void badArgumentsAreToolErrors()
     {
         const QJsonObject result = call(QStringLiteral("echo"), {{QStringLiteral("text"), 3}});
