@@ -17,6 +17,8 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
+#include <optional>
+
 namespace sbw {
 namespace {
 
@@ -92,20 +94,19 @@ Expected<void> redefineCheckpoints(virDomainPtr source, virDomainPtr fork)
     return result;
 }
 
-QStringList snapshotNames(virDomainPtr domain)
+/// The names of `domain`'s checkpoints; nullopt when libvirt cannot list them.
+std::optional<QStringList> snapshotNames(virDomainPtr domain)
 {
+    virDomainSnapshotPtr* snapshots = nullptr;
+    const int count = virDomainListAllSnapshots(domain, &snapshots, 0);
+    if (count < 0)
+        return std::nullopt;
     QStringList names;
-    char** list = nullptr;
-    const int count = virDomainSnapshotListNames(domain, nullptr, 0, 0);
-    if (count <= 0)
-        return names;
-    list = static_cast<char**>(calloc(size_t(count), sizeof(char*)));
-    const int got = virDomainSnapshotListNames(domain, list, count, 0);
-    for (int i = 0; i < got; ++i) {
-        names << QString::fromUtf8(list[i]);
-        free(list[i]);
+    for (int i = 0; i < count; ++i) {
+        SnapshotPtr snapshot(snapshots[i]);
+        names << QString::fromUtf8(virDomainSnapshotGetName(snapshot.get()));
     }
-    free(list);
+    free(snapshots);
     return names;
 }
 
@@ -263,9 +264,12 @@ Expected<void> Workspace::adoptFork(Workspace& fork)
     auto other = lookupWorkspaceDomain(conn, fork.m_record.name);
     if (!other)
         return other.error();
-    const QStringList forkCheckpoints = snapshotNames(other->get());
-    for (const QString& name : snapshotNames(self->get()))
-        if (!forkCheckpoints.contains(name))
+    const auto forkCheckpoints = snapshotNames(other->get());
+    const auto ownCheckpoints = snapshotNames(self->get());
+    if (!forkCheckpoints || !ownCheckpoints)
+        return virtError(QStringLiteral("cannot list the checkpoints of workspace '%1' and its fork").arg(m_record.name));
+    for (const QString& name : ownCheckpoints.value())
+        if (!forkCheckpoints->contains(name))
             return makeError(QStringLiteral("workspace '%1' took checkpoint '%2' after the fork: "
                                             "taking the fork's state would lose it")
                                  .arg(m_record.name, name));

@@ -199,6 +199,28 @@ private Q_SLOTS:
         QVERIFY(preview.value()->discard().ok());
     }
 
+    void approveAsPreviewedIsRefusedAfterACheckpoint()
+    {
+        sbw::ActionRequest request;
+        request.sandbox = kFork;
+        request.kind = sbw::ActionKind::Exec;
+        request.command = QStringLiteral("rm important.txt");
+        waitUntilRunning(*m_fork);
+        auto preview = sbw::ActionPreview::run(m_fork, request, nullptr);
+        QVERIFY2(preview.ok(), preview ? "" : qPrintable(preview.error().message));
+        // A checkpoint taken meanwhile would be lost with the workspace's state: refused.
+        waitUntilRunning(*m_fork);
+        QVERIFY(m_fork->checkpoint(QStringLiteral("meanwhile"), QString()).ok());
+        auto outcome = preview.value()->adopt();
+        QVERIFY(!outcome.ok());
+        QCOMPARE(outcome.error().message,
+                 QStringLiteral("workspace '%1' took checkpoint 'meanwhile' after the fork: taking the fork's "
+                                "state would lose it").arg(kFork));
+        QCOMPARE(run(*m_fork, QStringLiteral("cat /root/important.txt")), QByteArray("do not lose me\n"));
+        QVERIFY(preview.value()->discard().ok());
+        QVERIFY(m_fork->deleteCheckpoint(QStringLiteral("meanwhile")).ok());
+    }
+
     void approveAsPreviewedLeavesTheWorkspaceAsShown()
     {
         sbw::ActionRequest request;
