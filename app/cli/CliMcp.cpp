@@ -78,9 +78,13 @@ public:
         if (!gate)
             return fail(gate.error().message);
         m_gate = std::move(gate.value());
+        const QString policyFile = named ? m_parser.value(m_policy) : Policy::defaultPath();
+        m_gate->setPolicyFile(policyFile); // read again when it changes (a fork's copied rules)
         serveEgress(log);
         m_server = std::make_unique<McpServer>(m_gate.get(), log);
-        for (McpTool& tool : workbenchTools(std::make_shared<McpSandboxes>(m_connection.get())))
+        auto sandboxes = std::make_shared<McpSandboxes>(m_connection.get());
+        sandboxes->setPolicyFile(policyFile);
+        for (McpTool& tool : workbenchTools(sandboxes))
             m_server->addTool(std::move(tool));
         m_server->addTool(networkActivityTool(m_gate.get(), log));
         return std::nullopt;

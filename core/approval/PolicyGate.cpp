@@ -6,6 +6,7 @@
 #include "log/CommandLog.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 
 namespace sbw {
 namespace {
@@ -37,6 +38,41 @@ void PolicyGate::setPolicy(const Policy& policy)
 {
     const std::lock_guard lock(m_policyMutex);
     m_policy = policy;
+}
+
+void PolicyGate::setPolicyFile(const QString& path)
+{
+    m_policyFile = path;
+    delete m_policyWatch;
+    m_policyWatch = nullptr;
+    if (path.isEmpty())
+        return;
+    // The folder too: a file that does not exist yet, or is replaced by a rename (QSaveFile),
+    // is noticed through it.
+    m_policyWatch = new QFileSystemWatcher(this);
+    for (const QString& watched : {QFileInfo(path).absolutePath(), path})
+        if (QFileInfo::exists(watched)) // a missing one would only draw Qt's warning
+            m_policyWatch->addPath(watched);
+    connect(m_policyWatch, &QFileSystemWatcher::fileChanged, this, &PolicyGate::reloadPolicyFile);
+    connect(m_policyWatch, &QFileSystemWatcher::directoryChanged, this, &PolicyGate::reloadPolicyFile);
+}
+
+void PolicyGate::reloadPolicyFile()
+{
+    if (!m_policyWatch->files().contains(m_policyFile) && QFileInfo::exists(m_policyFile))
+        m_policyWatch->addPath(m_policyFile);
+    if (!QFileInfo::exists(m_policyFile))
+        return; // between a save's removal and its rename; the rename brings it back
+    auto policy = Policy::load(m_policyFile);
+    if (!policy) {
+        qCWarning(lcLog) << "the approval policy file changed but cannot be read; the rules in force stay:"
+                              << policy.error().message;
+        return;
+    }
+    if (policy.value() == m_policy)
+        return;
+    setPolicy(policy.value());
+    qCInfo(lcLog) << "approval policy read again from" << m_policyFile;
 }
 
 Policy PolicyGate::policySnapshot() const

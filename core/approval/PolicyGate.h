@@ -4,6 +4,7 @@
 #include "approval/ApprovalQueue.h" // QPointer<ApprovalQueue> needs the complete type
 #include "approval/Policy.h"
 
+#include <QFileSystemWatcher>
 #include <QPointer>
 #include <QSet>
 
@@ -60,8 +61,11 @@ public:
     Policy policySnapshot() const;
 
     /// The policy file that setDestinationRule() writes (the workbench's: Policy::defaultPath());
-    /// empty, the default: it changes the policy in memory only.
-    void setPolicyFile(const QString& path) { m_policyFile = path; }
+    /// empty, the default: it changes the policy in memory only. The gate also judges by that
+    /// file from then on: whenever it changes (`sbw policy`, a fork's copied rules from `sbw ws
+    /// fork` or MCP fork_workspace, another window) it is read again; a file that cannot be read
+    /// or parsed leaves the policy in force as it was (logged).
+    void setPolicyFile(const QString& path);
 
     /// "Allow always" or "deny always" for a connection, by `approver`: reads the policy file
     /// again (the policy editor, `sbw` or another window may have changed it), sets the rule
@@ -96,12 +100,15 @@ private:
 
     /// Decides the waiting connections that the policy now allows or denies.
     void judgeWaitingConnections(const QString& approver);
+    /// Reads m_policyFile again and watches it anew (a save replaces the file).
+    void reloadPolicyFile();
 
     Policy m_policy;
     /// Held while m_policy changes, and by policySnapshot(): the gate's own thread reads it
     /// without the lock (only that thread writes it).
     mutable std::mutex m_policyMutex;
     QString m_policyFile;
+    QFileSystemWatcher* m_policyWatch = nullptr;
     std::shared_ptr<CommandLog> m_log;
     QPointer<ApprovalQueue> m_queue;
     QPointer<ApprovalPause> m_pause;

@@ -67,7 +67,7 @@ McpTool forkWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
                              {QStringLiteral("forked_from"), call.request.sandbox},
                              {QStringLiteral("checkpoint"), checkpoint},
                              {QStringLiteral("state"), workspaceStateName(made->state())}};
-        if (auto copied = Policy::copyWorkspace(Policy::defaultPath(), call.request.sandbox, name); !copied)
+        if (auto copied = Policy::copyWorkspace(sandboxes->policyFile(), call.request.sandbox, name); !copied)
             result.structured.insert(QStringLiteral("warning"),
                                      QStringLiteral("the fork has no copy of the policy rules: %1")
                                          .arg(copied.error().message));

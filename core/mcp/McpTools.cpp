@@ -1,5 +1,6 @@
 #include "mcp/McpTools.h"
 
+#include "approval/Policy.h"
 #include "browser/BrowserSession.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "log/LoggedAction.h"
@@ -682,6 +683,18 @@ std::chrono::steady_clock::time_point McpSandboxes::readyDeadline() const
 {
     const bool kvm = m_connection->accelerator() == Accelerator::Kvm;
     return std::chrono::steady_clock::now() + std::chrono::seconds(kvm ? 30 : 120);
+}
+
+QString McpSandboxes::policyFile() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_policyFile.isEmpty() ? Policy::defaultPath() : m_policyFile;
+}
+
+void McpSandboxes::setPolicyFile(const QString& path)
+{
+    std::lock_guard lock(m_mutex);
+    m_policyFile = path;
 }
 
 QList<McpTool> workbenchTools(std::shared_ptr<McpSandboxes> sandboxes)

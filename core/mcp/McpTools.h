@@ -38,13 +38,18 @@ public:
     void adopt(std::shared_ptr<Workspace> workspace);
     /// How long a call waits for a starting guest, from now (120 s under TCG, 30 s with KVM).
     std::chrono::steady_clock::time_point readyDeadline() const;
+    /// The policy file the server's gate judges by, where fork_workspace copies the source's
+    /// rules for the fork; Policy::defaultPath() unless set (`sbw mcp --policy FILE`).
+    QString policyFile() const;
+    void setPolicyFile(const QString& path);
 
 private:
     HypervisorConnection* m_connection;
     std::shared_ptr<SandboxPool> m_pool;
-    std::mutex m_mutex;
+    mutable std::mutex m_mutex;
     std::map<QString, std::shared_ptr<Workspace>> m_workspaces;
     std::map<QString, std::shared_ptr<BrowserSession>> m_browsers;
+    QString m_policyFile; ///< empty: Policy::defaultPath()
 };
 
 /// The workbench's tools, in the order tools/list shows them: run_code, list_workspaces,

@@ -5,7 +5,9 @@
 // disk alone (ForkOptions::memory false; the fork is left stopped), each fork removed again
 // untimed; while each fork runs, how long the source is not running (paused for the internal
 // snapshot and the managed save, shut off while its overlay is copied, restored) is read from
-// libvirt every 10 ms. Baseline in the same run, on the second: `virsh save` to a file and
+// libvirt every 10 ms. Then the preview of a trivial asked command (`true`, ActionPreview: an
+// offline fork with memory, the command with its file-change scans, the process lists) up to
+// its report, the fork deleted again untimed. Baseline in the same run, on the second: `virsh save` to a file and
 // `virsh restore` of it, which is what moving one running domain's state costs without a copy
 // of its disk. Prints medians of N repetitions (default 5) in ms and the ratios to save +
 // restore. Run under `flock /tmp/sbw-guest.lock`:
@@ -17,6 +19,7 @@
 #include "TestEnvironment.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/LibvirtEventLoop.h"
+#include "preview/ActionPreview.h"
 #include "workspace/Workspace.h"
 
 #include <QCoreApplication>
@@ -147,6 +150,40 @@ Case forkCase(sbw::HypervisorConnection& connection, sbw::Workspace& source, con
             }};
 }
 
+/// A preview of `true` asked in `source`, timed up to its report, then discarded (untimed).
+Case previewCase(sbw::HypervisorConnection& connection, sbw::Workspace& source)
+{
+    return {"preview of `true`", [&connection, &source](int) {
+                auto opened = sbw::Workspace::open(connection, source.name());
+                if (!opened)
+                    failBench(opened.error().message);
+                std::shared_ptr<sbw::Workspace> workspace = std::move(opened.value());
+                sbw::ActionRequest request;
+                request.sandbox = source.name();
+                request.kind = sbw::ActionKind::Exec;
+                request.command = QStringLiteral("true");
+                std::unique_ptr<sbw::ActionPreview> preview;
+                QString error;
+                const Sample sample =
+                    timeWhileWatching(connection, source.record().domainName, [&] {
+                        auto ran = sbw::ActionPreview::run(workspace, request, nullptr);
+                        if (ran)
+                            preview = std::move(ran.value());
+                        else
+                            error = ran.error().message;
+                        return ran.ok();
+                    });
+                if (!preview)
+                    failBench(QStringLiteral("preview: %1").arg(error));
+                if (preview->report().command.status.exitStatus != 0)
+                    failBench(QStringLiteral("preview of true: %1").arg(preview->report().summary()));
+                if (auto removed = preview->discard(); !removed)
+                    failBench(removed.error().message);
+                waitRunning(source);
+                return sample;
+            }};
+}
+
 void printCase(const char* name, const std::vector<Sample>& samples, qint64 baselineMs)
 {
     std::vector<qint64> ms;
@@ -166,9 +203,9 @@ void measure(sbw::HypervisorConnection& connection, sbw::Workspace& source, sbw:
 {
     bootReady(source);
     bootReady(twin);
-    // Where a trivial command's preview (core/preview) joins as one more Case on the source.
     const std::vector<Case> cases = {forkCase(connection, source, "fork with memory", true),
-                                     forkCase(connection, source, "fork disk only", false)};
+                                     forkCase(connection, source, "fork disk only", false),
+                                     previewCase(connection, source)};
     std::vector<std::vector<Sample>> samples(cases.size());
     std::vector<qint64> saves;
     std::vector<qint64> restores;

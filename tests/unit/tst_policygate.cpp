@@ -67,6 +67,33 @@ private Q_SLOTS:
         QCOMPARE(log[0].actor.display(), QStringLiteral("agent (claude-code)"));
     }
 
+    void policyFileChangesAreJudgedBy()
+    {
+        // A fork made by another process (sbw ws fork, MCP fork_workspace) copies its source's
+        // rules in the policy file: the gate judges the fork by them without a restart.
+        const QString path = m_dir.filePath(QStringLiteral("policy-%1.json").arg(m_logNumber));
+        Policy policy;
+        policy.workspaceRules[QStringLiteral("web")] = {{{ActionKind::Exec}, QStringLiteral("curl *"), PolicyDecision::Deny}};
+        QVERIFY(policy.save(path).ok());
+        PolicyGate gate(policy, m_log);
+        gate.setPolicyFile(path);
+        ActionRequest curl = agentExec(QStringLiteral("curl example.org"));
+        curl.sandbox = QStringLiteral("web-fork");
+        QCOMPARE(gate.policy().decide(curl), PolicyDecision::Ask);
+        QVERIFY(Policy::copyWorkspace(path, QStringLiteral("web"), QStringLiteral("web-fork")).ok());
+        QTRY_COMPARE(gate.policy().decide(curl), PolicyDecision::Deny);
+        // A file that no longer parses leaves the rules in force.
+        QFile broken(path);
+        QVERIFY(broken.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        broken.write("{ not json");
+        broken.close();
+        QTest::qWait(300);
+        QCOMPARE(gate.policy().decide(curl), PolicyDecision::Deny);
+        // And a save that replaces the file is still noticed afterwards.
+        QVERIFY(policy.save(path).ok());
+        QTRY_COMPARE(gate.policy().decide(curl), PolicyDecision::Ask);
+    }
+
     void policyAllowsAndDeniesWithoutAPerson()
     {
         ApprovalQueue queue;

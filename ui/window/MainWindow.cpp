@@ -698,13 +698,8 @@ void MainWindow::onForkFinished(const OperationReport& report)
 {
     if (report.kind != ActionKind::Fork)
         return;
+    // The fork's copied policy rules reach the gate through its watch on the policy file.
     m_forkBusy->setVisible(--m_forksUnderWay > 0);
-    if (!report.result)
-        return;
-    if (auto policy = Policy::load(Policy::defaultPath()))
-        m_gate->setPolicy(policy.value());
-    else
-        statusBar()->showMessage(tr("The policy cannot be read again after the fork: %1").arg(policy.error().message));
 }
 
 void MainWindow::updateActions()

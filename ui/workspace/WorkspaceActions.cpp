@@ -75,15 +75,7 @@ WorkspaceActions::WorkspaceActions(HypervisorConnection* connection, WorkspaceMa
     });
     connect(m_checkpoint, &QAction::triggered, this, &WorkspaceActions::takeCheckpoint);
     connect(m_fork, &QAction::triggered, this, &WorkspaceActions::askFork);
-    connect(m_checkpointBeforeApproved, &QAction::triggered, this, [this](bool on) {
-        const std::shared_ptr<Workspace> workspace = m_manager->workspace(m_current);
-        if (!workspace)
-            return;
-        if (auto set = workspace->setCheckpointBeforeApproved(on); !set) {
-            QMessageBox::warning(m_dialogParent, tr("Checkpoint Before Approved Actions"), set.error().message);
-            updateEnabled();
-        }
-    });
+    connect(m_checkpointBeforeApproved, &QAction::triggered, this, &WorkspaceActions::setCheckpointBeforeApproved);
     connect(m_delete, &QAction::triggered, this, &WorkspaceActions::deleteWorkspace);
     connect(m_newTerminal, &QAction::triggered, this,
             [this] { Q_EMIT newTerminalRequested(m_current); });
@@ -112,7 +104,26 @@ QList<QAction*> WorkspaceActions::lifecycleActions() const
 void WorkspaceActions::setCurrent(const QString& name)
 {
     m_current = name;
+    // Read once per selection (a small local file; another process may have changed it).
+    const auto checkpointing = name.isEmpty() ? Expected<bool>(false) : loadCheckpointBeforeApproved(name);
+    m_checkpointBeforeApproved->setChecked(checkpointing && checkpointing.value());
     updateEnabled();
+}
+
+void WorkspaceActions::setCheckpointBeforeApproved(bool on)
+{
+    const std::shared_ptr<Workspace> workspace = m_manager->workspace(m_current);
+    if (!workspace)
+        return;
+    // Off the GUI thread: the workspace's lifecycle lock may be held by a start or a fork.
+    runThen(this, [workspace, on] { return workspace->setCheckpointBeforeApproved(on); },
+            [this, name = m_current, on](const Expected<void>& set) {
+        if (set)
+            return;
+        if (name == m_current)
+            m_checkpointBeforeApproved->setChecked(!on);
+        QMessageBox::warning(m_dialogParent, tr("Checkpoint Before Approved Actions"), set.error().message);
+    });
 }
 
 void WorkspaceActions::updateEnabled()
@@ -130,8 +141,6 @@ void WorkspaceActions::updateEnabled()
     m_checkpoint->setEnabled(usable && canCheckpoint(state));
     m_fork->setEnabled(usable && canFork(state));
     m_checkpointBeforeApproved->setEnabled(usable);
-    const auto checkpointing = usable ? loadCheckpointBeforeApproved(m_current) : Expected<bool>(false);
-    m_checkpointBeforeApproved->setChecked(checkpointing && checkpointing.value());
     m_newTerminal->setEnabled(usable && canExec(state));
     m_delete->setEnabled(usable && canDelete(state));
 }

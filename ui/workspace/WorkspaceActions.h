@@ -112,6 +112,8 @@ Q_SIGNALS:
     void newTerminalRequested(const QString& workspace);
 
 private:
+    /// Turns Checkpoint Before Approved Actions on or off for the current workspace.
+    void setCheckpointBeforeApproved(bool on);
     QAction* makeAction(const QString& text, const QString& icon, const QKeySequence& shortcut,
                         const QString& tip);
     /// Runs `operation` for the current workspace on the thread pool, logged as a `kind` row
