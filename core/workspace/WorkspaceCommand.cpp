@@ -107,9 +107,14 @@ WorkspaceCommandResult runWorkspaceCommand(Workspace& workspace,
     start.command = options.command;
     start.workdir = options.workdir;
     LoggedAction action(options.log, start);
+    const auto ended = [&] {
+        if (options.onEnded)
+            options.onEnded(result);
+    };
     if (!environment) {
         result.error = environment.error().message;
         result.wallMs = clock.elapsed();
+        ended();
         action.finish(logEnd(result));
         return result;
     }
@@ -139,13 +144,11 @@ WorkspaceCommandResult runWorkspaceCommand(Workspace& workspace,
     result.wallMs = clock.elapsed();
     if (!status) {
         result.error = status.error().message;
+        ended();
         action.finish(logEnd(result));
         return result;
     }
     result.status = status.value();
-    if (options.trackFileChanges)
-        result.fileChanges = scanAfter(
-            [&](const ExecRequest& scan) { return workspace.exec(scan, options.readyDeadline); }, watch);
     if (cap.passed()) {
         result.limit = RunLimit::OutputCap;
         result.limitNote = cap.note();
@@ -165,6 +168,10 @@ WorkspaceCommandResult runWorkspaceCommand(Workspace& workspace,
     const bool failed = result.status.signal || result.status.exitStatus.value_or(0) != 0;
     if (failed && !result.status.timedOut && !result.status.cancelled && !result.limit)
         lookForGuestLimits(workspace, options, result);
+    ended();
+    if (options.trackFileChanges)
+        result.fileChanges = scanAfter(
+            [&](const ExecRequest& scan) { return workspace.exec(scan, options.readyDeadline); }, watch);
     action.finish(logEnd(result));
     return result;
 }

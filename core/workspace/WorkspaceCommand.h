@@ -19,6 +19,7 @@ namespace sbw {
 
 class CommandLog;
 class Workspace;
+struct WorkspaceCommandResult;
 
 /// One command to run in a workspace with its limits, for every caller (the GUI's command
 /// line, `sbw ws exec`, agents).
@@ -42,6 +43,11 @@ struct WorkspaceCommandOptions
     /// (ChangeWatch::forCommand; a scan in the command's own exec and one exec after it). Off
     /// only to measure what it costs (tests/bench).
     bool trackFileChanges = true;
+    /// Called once on every path, when the command has ended (its status and limit known) or
+    /// could not run, before its file changes are scanned (on the calling thread; `fileChanges`
+    /// not filled yet): a person's window shows the end at once, and the row's files follow
+    /// when runWorkspaceCommand() returns.
+    std::function<void(const WorkspaceCommandResult&)> onEnded;
 };
 
 /// How a workspace command ended.

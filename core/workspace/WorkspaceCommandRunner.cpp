@@ -68,6 +68,18 @@ bool WorkspaceCommandRunner::start(std::shared_ptr<Workspace> workspace, const Q
     options.onOutput = [this](OutputStream stream, QByteArrayView bytes) {
         m_output.append(stream, bytes);
     };
+    options.onEnded = [this, command](const WorkspaceCommandResult& result) {
+        WorkspaceCommandOutcome outcome;
+        static_cast<WorkspaceCommandResult&>(outcome) = result;
+        outcome.command = command;
+        QMetaObject::invokeMethod(
+            this,
+            [this, outcome] {
+                m_output.flush();
+                Q_EMIT ended(outcome);
+            },
+            Qt::QueuedConnection);
+    };
     m_worker = std::thread([this, workspace = std::move(workspace), options]() mutable {
         options.readyDeadline = std::chrono::steady_clock::now() + kReadyWait;
         WorkspaceCommandOutcome outcome;

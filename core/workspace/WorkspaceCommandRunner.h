@@ -25,7 +25,9 @@ struct WorkspaceCommandOutcome : WorkspaceCommandResult
 
 /// Runs one shell command at a time in a workspace (runWorkspaceCommand) on a worker thread, for
 /// the GUI's command line. Output arrives batched (OutputBatcher: at most one burst per 50 ms)
-/// on the controller's thread, then finished(). Destroying the controller cancels a command
+/// on the controller's thread, then ended() as soon as the command has ended (its status, no
+/// file changes yet), then finished() once its file changes are listed and its row is done;
+/// the runner takes the next command after finished(). Destroying the controller cancels a command
 /// in progress (its guest session is killed) and waits for the worker.
 class WorkspaceCommandRunner : public QObject
 {
@@ -52,6 +54,8 @@ public:
 
 Q_SIGNALS:
     void outputReceived(sbw::OutputStream stream, const QByteArray& bytes);
+    /// The command's end: all its output has been delivered; outcome.fileChanges is not filled.
+    void ended(const sbw::WorkspaceCommandOutcome& outcome);
     void finished(const sbw::WorkspaceCommandOutcome& outcome);
 
 private:

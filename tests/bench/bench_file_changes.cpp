@@ -31,8 +31,9 @@ using sbw::test::median;
 
 constexpr auto kReady = std::chrono::seconds(240);
 
-/// Wall time of `true` through runWorkspaceCommand(), the scan after included.
-qint64 timedTrue(sbw::Workspace& workspace, bool tracked, QString* summary = nullptr)
+/// Wall time of `true` through runWorkspaceCommand(), the scan after included; `endedMs`: until
+/// its end was told (WorkspaceCommandOptions::onEnded, what a person at the window waits for).
+qint64 timedTrue(sbw::Workspace& workspace, bool tracked, QString* summary = nullptr, qint64* endedMs = nullptr)
 {
     sbw::WorkspaceCommandOptions options;
     options.command = QStringLiteral("true");
@@ -41,6 +42,10 @@ qint64 timedTrue(sbw::Workspace& workspace, bool tracked, QString* summary = nul
     options.readyDeadline = std::chrono::steady_clock::now() + kReady;
     options.trackFileChanges = tracked;
     QElapsedTimer timer;
+    options.onEnded = [&](const sbw::WorkspaceCommandResult&) {
+        if (endedMs)
+            *endedMs = timer.elapsed();
+    };
     timer.start();
     const sbw::WorkspaceCommandResult result = sbw::runWorkspaceCommand(workspace, options);
     const qint64 ms = timer.elapsed();
@@ -77,19 +82,22 @@ void measureTree(sbw::Workspace& workspace, const char* label, int repetitions)
 {
     const qint64 entries = entriesUnderRoot(workspace);
     const qint64 first = timedTrue(workspace, true); // fills the shadow copy of new files
-    std::vector<qint64> plain, tracked, scan, round;
+    std::vector<qint64> plain, tracked, told, scan, round;
     QString summary;
     for (int i = 0; i < repetitions; ++i) {
         plain.push_back(timedTrue(workspace, false));
-        tracked.push_back(timedTrue(workspace, true, &summary));
+        qint64 endedMs = -1;
+        tracked.push_back(timedTrue(workspace, true, &summary, &endedMs));
+        told.push_back(endedMs);
         const sbw::ChangeWatch watch = sbw::ChangeWatch::forCommand(QStringLiteral("/root"));
         round.push_back(timedExec(workspace, "exec true"));
         scan.push_back(timedExec(workspace, watch.beforeScanCommand() + "; rm -f " + watch.beforeFile()));
     }
-    const qint64 p = median(plain), t = median(tracked), s = median(scan) - median(round);
-    std::printf("%-22s %7lld entries: true %4lld ms, tracked %4lld ms (+%lld ms, x%.2f); scan alone %4lld ms "
-                "(%.1f us/entry); first tracked command %lld ms; \"%s\"\n",
+    const qint64 p = median(plain), t = median(tracked), e = median(told), s = median(scan) - median(round);
+    std::printf("%-22s %7lld entries: true %4lld ms, tracked %4lld ms (+%lld ms, x%.2f), its end told at %4lld ms "
+                "(+%lld ms); scan alone %4lld ms (%.1f us/entry); first tracked command %lld ms; \"%s\"\n",
                 label, qlonglong(entries), qlonglong(p), qlonglong(t), qlonglong(t - p), p > 0 ? double(t) / double(p) : 0.0,
+                qlonglong(e), qlonglong(e - p),
                 qlonglong(s), entries > 0 ? 1000.0 * double(s) / double(entries) : 0.0, qlonglong(first), qPrintable(summary));
 }
 

@@ -40,6 +40,7 @@ class TestFileChangesGuest : public QObject
     std::unique_ptr<sbw::HypervisorConnection> m_connection;
     std::unique_ptr<sbw::Workspace> m_workspace;
     std::shared_ptr<sbw::CommandLog> m_log;
+    QList<sbw::WorkspaceCommandResult> m_ended; ///< the last command's onEnded calls
 
     sbw::WorkspaceCommandResult command(const QString& line, const QString& workdir = QStringLiteral("/root"))
     {
@@ -50,6 +51,8 @@ class TestFileChangesGuest : public QObject
         options.timeout = 60s;
         options.readyDeadline = std::chrono::steady_clock::now() + 180s;
         options.log = m_log;
+        options.onEnded = [this](const sbw::WorkspaceCommandResult& ended) { m_ended << ended; };
+        m_ended.clear();
         const sbw::WorkspaceCommandResult result = sbw::runWorkspaceCommand(*m_workspace, options);
         qInfo() << line << "->" << result.summary() << result.wallMs << "ms;" << result.fileChanges.summary();
         return result;
@@ -118,6 +121,16 @@ private Q_SLOTS:
     {
         const auto result = command(QStringLiteral("cat /etc/hostname >/dev/null"));
         QCOMPARE(result.fileChanges.summary(), QStringLiteral("no files changed"));
+    }
+
+    void theEndIsToldBeforeTheFilesAreScanned()
+    {
+        const auto result = command(QStringLiteral("echo x >told.txt; exit 3"));
+        QCOMPARE(m_ended.size(), 1);
+        QCOMPARE(m_ended.first().status.exitStatus, std::optional<int>(3));
+        QCOMPARE(m_ended.first().wallMs, result.wallMs);
+        QVERIFY(!m_ended.first().fileChanges.tracked);
+        QCOMPARE(listed(result.fileChanges), QStringList({"/root/told.txt created -1>2"}));
     }
 
     void theWorkingFolderIsWatchedOutsideRoot()

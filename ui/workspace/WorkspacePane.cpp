@@ -190,9 +190,9 @@ WorkspacePane::CommandState& WorkspacePane::commandState(const QString& name)
         state.exec->setCommandLog(m_log, Actor{});
     connect(state.exec, &WorkspaceCommandRunner::outputReceived, state.output,
             &OutputView::appendOutput);
-    connect(
-        state.exec, &WorkspaceCommandRunner::finished, this,
-        [this, name](const WorkspaceCommandOutcome& outcome) { onCommandFinished(name, outcome); });
+    connect(state.exec, &WorkspaceCommandRunner::ended, this,
+            [this, name](const WorkspaceCommandOutcome& outcome) { onCommandEnded(name, outcome); });
+    connect(state.exec, &WorkspaceCommandRunner::finished, this, &WorkspacePane::onCommandFinished);
     return state;
 }
 
@@ -350,11 +350,16 @@ void WorkspacePane::cancelCommand()
         it->second.exec->cancel();
 }
 
-void WorkspacePane::onCommandFinished(const QString& name, const WorkspaceCommandOutcome& outcome)
+void WorkspacePane::onCommandEnded(const QString& name, const WorkspaceCommandOutcome& outcome)
 {
+    // Shown before the scan of the command's file changes ends: the person sees the end at once.
     OutputView* output = commandState(name).output;
     output->endOutput();
     output->appendNote(statusText(outcome));
+}
+
+void WorkspacePane::onCommandFinished(const WorkspaceCommandOutcome& outcome)
+{
     updateEnabled();
     Q_EMIT commandFinished(outcome);
 }

@@ -84,7 +84,10 @@ private:
     void updateEnabled();
     /// The listing of workspace `name`, or the error in place of its rows.
     void showCheckpoints(const QString& name, const Expected<QList<CheckpointInfo>>& checkpoints);
-    void onCommandFinished(const QString& name, const WorkspaceCommandOutcome& outcome);
+    /// The command's status under its output (WorkspaceCommandRunner::ended).
+    void onCommandEnded(const QString& name, const WorkspaceCommandOutcome& outcome);
+    /// Its row is done (file changes listed): the command line takes the next one.
+    void onCommandFinished(const WorkspaceCommandOutcome& outcome);
     QString selectedCheckpoint() const;
 
     WorkspaceManager* m_manager;
