@@ -286,6 +286,10 @@ int list(Command& c)
                                                         : WorkspaceState::Unknown);
         QJsonObject object = record.toJson();
         object.insert(QStringLiteral("state"), state);
+        // Held in the JSON record alone (set by `sbw ws checkpoint --before-approved` or the
+        // window), not in libvirt's metadata that the listing reads.
+        if (auto checkpointing = loadCheckpointBeforeApproved(record.name))
+            object.insert(QStringLiteral("checkpoint_before_approved"), checkpointing.value());
         array.append(object);
         rows << QStringList{record.name,
                             state,

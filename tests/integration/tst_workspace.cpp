@@ -461,6 +461,13 @@ private Q_SLOTS:
             if (value.toObject().value(QStringLiteral("name")).toString() == kName)
                 mine = value.toObject();
         QCOMPARE(mine.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+        QCOMPARE(mine.value(QStringLiteral("checkpoint_before_approved")).toBool(), false);
+        QCOMPARE(sbwWs({QStringLiteral("checkpoint"), kName, QStringLiteral("--before-approved"), QStringLiteral("on")}).exitCode, 0);
+        list = sbwWs({QStringLiteral("list"), QStringLiteral("--json")});
+        for (const auto& value : QJsonDocument::fromJson(list.out).array())
+            if (value.toObject().value(QStringLiteral("name")).toString() == kName)
+                QCOMPARE(value.toObject().value(QStringLiteral("checkpoint_before_approved")).toBool(), true);
+        QCOMPARE(sbwWs({QStringLiteral("checkpoint"), kName, QStringLiteral("--before-approved"), QStringLiteral("off")}).exitCode, 0);
 
         const Output exec =
             sbwWs({QStringLiteral("exec"), kName, QStringLiteral("--"), QStringLiteral("sh"),
