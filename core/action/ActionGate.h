@@ -95,6 +95,7 @@ struct PreviewedOutcome
     QByteArray stdoutBytes;  ///< as far as the preview kept it
     QByteArray stderrBytes;
     qint64 wallMs = 0;
+    FileChanges fileChanges; ///< what the action changed in the fork
 };
 
 /// What the gate decided about one ActionRequest.

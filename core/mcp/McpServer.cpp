@@ -4,6 +4,7 @@
 #include "base/Async.h"
 #include "log/LoggedAction.h"
 #include "mcp/McpCommandOutput.h"
+#include "mcp/McpFileChanges.h"
 #include "mcp/McpJsonRpc.h"
 #include "workspace/WorkspaceEnvironment.h"
 
@@ -123,6 +124,8 @@ McpToolResult previewedResult(const McpCall& call, const PreviewedOutcome& outco
     output.add(OutputStream::Stderr, outcome.stderrBytes);
     result.structured = output.structured(status, outcome.wallMs, call.log->id());
     result.structuredOnly = {QStringLiteral("stdout"), QStringLiteral("stderr")};
+    if (outcome.fileChanges.tracked)
+        mcp::addFileChanges(result, outcome.fileChanges);
     return result;
 }
 

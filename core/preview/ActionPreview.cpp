@@ -187,6 +187,7 @@ Expected<PreviewedOutcome> ActionPreview::adopt()
     outcome.stdoutBytes = m_report.stdoutBytes;
     outcome.stderrBytes = m_report.stderrBytes;
     outcome.wallMs = m_report.command.wallMs;
+    outcome.fileChanges = m_report.command.fileChanges;
     if (auto removed = discard(); !removed)
         qCWarning(lcVirt) << "cannot delete a preview's fork:" << removed.error().message;
     return outcome;

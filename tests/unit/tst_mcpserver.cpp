@@ -492,7 +492,15 @@ private Q_SLOTS:
         QTRY_VERIFY(m_gate->waiting);
         sbw::GateDecision decision{true, sbw::Approval::Approved, QStringLiteral("alice"), {}, {}};
         decision.previewed = sbw::PreviewedOutcome{QStringLiteral("preview-0a1b2c"), 3, std::nullopt,
-                                                   "made\n", "warned\n", 1200};
+                                                   "made\n", "warned\n", 1200, {}};
+        sbw::FileChange made;
+        made.path = QStringLiteral("/root/made.txt");
+        made.kind = sbw::ChangeKind::Created;
+        made.typeAfter = 'f';
+        made.sizeAfter = 5;
+        decision.previewed->fileChanges.tracked = true;
+        decision.previewed->fileChanges.files = {made};
+        decision.previewed->fileChanges.created = 1;
         auto done = std::move(m_gate->waiting);
         done(decision);
         QTRY_VERIFY(answer.has_value());
@@ -505,11 +513,16 @@ private Q_SLOTS:
         QCOMPARE(structured.value(QLatin1String("exit_status")).toInt(), 3);
         QCOMPARE(structured.value(QLatin1String("duration_ms")).toInt(), 1200);
         QVERIFY(!structured.contains(QLatin1String("text")));
+        QCOMPARE(structured.value(QLatin1String("files_changed_summary")).toString(),
+                 QStringLiteral("1 file changed (1 created, 0 modified, 0 deleted)"));
+        QCOMPARE(structured.value(QLatin1String("files_changed")).toArray().size(), 1);
         const auto rows = m_log->rows({});
         QCOMPARE(rows->size(), 1);
         QCOMPARE(rows->at(0).approval, sbw::Approval::Approved);
         QCOMPARE(rows->at(0).exitStatus, std::optional<int>(3));
         QCOMPARE(rows->at(0).stdoutBytes, 5);
+        QCOMPARE(m_log->row(rows->at(0).id)->fileChanges.summary(),
+                 QStringLiteral("1 file changed (1 created, 0 modified, 0 deleted)"));
         QCOMPARE(rows->at(0).error, QStringLiteral("approved as previewed: ran in fork preview-0a1b2c, which the workspace became"));
     }
 
