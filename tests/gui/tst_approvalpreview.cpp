@@ -45,6 +45,19 @@ QPushButton* button(ApprovalQueuePane& pane, const QString& text)
     return nullptr;
 }
 
+/// The window's approval path: a gate that asks for every command, its queue, the pane.
+struct Approvals
+{
+    explicit Approvals(std::shared_ptr<CommandLog> log) : gate(Policy{}, std::move(log)), pane(&queue)
+    {
+        gate.setApprovalQueue(&queue);
+    }
+
+    ApprovalQueue queue;
+    PolicyGate gate;
+    ApprovalQueuePane pane;
+};
+
 } // namespace
 
 class TestApprovalPreview : public QObject
@@ -107,10 +120,9 @@ private Q_SLOTS:
 
     void previewShowsTheDeletionAndDenyLeavesTheFile()
     {
-        ApprovalQueue queue;
-        PolicyGate gate(Policy{}, m_log);
-        gate.setApprovalQueue(&queue);
-        ApprovalQueuePane pane(&queue);
+        Approvals approvals(m_log);
+        ApprovalQueuePane& pane = approvals.pane;
+        PolicyGate& gate = approvals.gate;
         attachRunner(pane);
         pane.resize(900, 700);
         pane.show();
@@ -147,10 +159,9 @@ private Q_SLOTS:
 
     void approveAsPreviewedLeavesTheWorkspaceAsShown()
     {
-        ApprovalQueue queue;
-        PolicyGate gate(Policy{}, m_log);
-        gate.setApprovalQueue(&queue);
-        ApprovalQueuePane pane(&queue);
+        Approvals approvals(m_log);
+        ApprovalQueuePane& pane = approvals.pane;
+        PolicyGate& gate = approvals.gate;
         attachRunner(pane);
         pane.resize(900, 700);
         pane.show();
