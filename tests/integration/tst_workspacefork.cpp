@@ -61,6 +61,17 @@ class TestWorkspaceFork : public QObject
         QTRY_COMPARE_WITH_TIMEOUT(workspace.state(), sbw::WorkspaceState::Running, 60000);
     }
 
+    /// A preview of exec `command`, asked in the fork (running, as a preview needs).
+    sbw::Expected<std::unique_ptr<sbw::ActionPreview>> previewInFork(const QString& command)
+    {
+        sbw::ActionRequest request;
+        request.sandbox = kFork;
+        request.kind = sbw::ActionKind::Exec;
+        request.command = command;
+        waitUntilRunning(*m_fork);
+        return sbw::ActionPreview::run(m_fork, request, nullptr);
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -151,12 +162,7 @@ private Q_SLOTS:
     void previewOfDeletionThenDenyLeavesTheFile()
     {
         QCOMPARE(run(*m_fork, QStringLiteral("printf 'do not lose me\\n' > /root/important.txt")), QByteArray());
-        sbw::ActionRequest request;
-        request.sandbox = kFork;
-        request.kind = sbw::ActionKind::Exec;
-        request.command = QStringLiteral("rm important.txt");
-        waitUntilRunning(*m_fork);
-        auto preview = sbw::ActionPreview::run(m_fork, request, nullptr);
+        auto preview = previewInFork(QStringLiteral("rm important.txt"));
         QVERIFY2(preview.ok(), preview ? "" : qPrintable(preview.error().message));
         const sbw::PreviewReport& report = preview.value()->report();
         QCOMPARE(report.command.status.exitStatus, std::optional<int>(0));
@@ -187,12 +193,7 @@ private Q_SLOTS:
         QVERIFY(host.waitForNewConnection(5000));
         delete host.nextPendingConnection();
 
-        sbw::ActionRequest request;
-        request.sandbox = kFork;
-        request.kind = sbw::ActionKind::Exec;
-        request.command = connect;
-        waitUntilRunning(*m_fork);
-        auto preview = sbw::ActionPreview::run(m_fork, request, nullptr);
+        auto preview = previewInFork(connect);
         QVERIFY2(preview.ok(), preview ? "" : qPrintable(preview.error().message));
         QCOMPARE(preview.value()->report().stdoutBytes, QByteArray("unreached\n"));
         QVERIFY(!host.waitForNewConnection(1000));
@@ -201,12 +202,7 @@ private Q_SLOTS:
 
     void approveAsPreviewedIsRefusedAfterACheckpoint()
     {
-        sbw::ActionRequest request;
-        request.sandbox = kFork;
-        request.kind = sbw::ActionKind::Exec;
-        request.command = QStringLiteral("rm important.txt");
-        waitUntilRunning(*m_fork);
-        auto preview = sbw::ActionPreview::run(m_fork, request, nullptr);
+        auto preview = previewInFork(QStringLiteral("rm important.txt"));
         QVERIFY2(preview.ok(), preview ? "" : qPrintable(preview.error().message));
         // A checkpoint taken meanwhile would be lost with the workspace's state: refused.
         waitUntilRunning(*m_fork);
@@ -223,13 +219,8 @@ private Q_SLOTS:
 
     void approveAsPreviewedLeavesTheWorkspaceAsShown()
     {
-        sbw::ActionRequest request;
-        request.sandbox = kFork;
-        request.kind = sbw::ActionKind::Exec;
-        request.command = QStringLiteral("echo made > made.txt; rm important.txt; "
-                                         "setsid sleep 777 >/dev/null 2>&1 </dev/null & echo started");
-        waitUntilRunning(*m_fork);
-        auto preview = sbw::ActionPreview::run(m_fork, request, nullptr);
+        auto preview = previewInFork(QStringLiteral("echo made > made.txt; rm important.txt; "
+                                                    "setsid sleep 777 >/dev/null 2>&1 </dev/null & echo started"));
         QVERIFY2(preview.ok(), preview ? "" : qPrintable(preview.error().message));
         const sbw::PreviewReport report = preview.value()->report();
         QCOMPARE(report.stdoutBytes, QByteArray("started\n"));
