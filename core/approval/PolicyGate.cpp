@@ -54,7 +54,12 @@ void PolicyGate::setPolicyFile(const QString& path)
         if (QFileInfo::exists(watched)) // a missing one would only draw Qt's warning
             m_policyWatch->addPath(watched);
     connect(m_policyWatch, &QFileSystemWatcher::fileChanged, this, &PolicyGate::reloadPolicyFile);
-    connect(m_policyWatch, &QFileSystemWatcher::directoryChanged, this, &PolicyGate::reloadPolicyFile);
+    // The folder also holds the command log, whose journal comes and goes with every row: only
+    // a policy file that is back (created, or renamed into place) after the watch lost it counts.
+    connect(m_policyWatch, &QFileSystemWatcher::directoryChanged, this, [this] {
+        if (!m_policyWatch->files().contains(m_policyFile) && QFileInfo::exists(m_policyFile))
+            reloadPolicyFile();
+    });
 }
 
 void PolicyGate::reloadPolicyFile()
