@@ -7,6 +7,7 @@
 #include <libssh/libssh.h>
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <future>
 #include <poll.h>
@@ -18,6 +19,8 @@ namespace {
 
 /// Steps a stopping listener waits for the guest to confirm the cancel before it gives up.
 constexpr int kCancelSteps = 20;
+/// Longest a destroyed listener waits for that (the loop's idle polls bound the steps above).
+constexpr auto kReleaseWait = std::chrono::seconds(3);
 
 QString sshError(ssh_session session)
 {
@@ -30,7 +33,15 @@ struct ReverseForward::Shared
 {
     std::atomic<bool> stopping{false};
     std::promise<Expected<quint16>> bound;
+    std::promise<void> released; ///< sshd no longer listens (or the session ended)
+    std::atomic<bool> releasedSet{false};
     Accept accept;
+
+    void release()
+    {
+        if (!releasedSet.exchange(true))
+            released.set_value();
+    }
 };
 
 /// Asks sshd to listen (tcpip-forward), then accepts its forwarded-tcpip channels, each handed
@@ -65,6 +76,7 @@ public:
         if (!m_listening)
             m_shared->bound.set_value(makeError(reason));
         m_listening = true;
+        m_shared->release();
     }
 
 private:
@@ -79,6 +91,7 @@ private:
             m_shared->bound.set_value(makeError(QStringLiteral("the guest refused to listen on 127.0.0.1:%1: %2")
                                                     .arg(m_port)
                                                     .arg(sshError(session))));
+            m_shared->release();
             return Step::Done;
         }
         m_shared->bound.set_value(quint16(m_port != 0 ? m_port : bound));
@@ -88,7 +101,10 @@ private:
     Step cancel(ssh_session session)
     {
         const int rc = ssh_channel_cancel_forward(session, "127.0.0.1", m_port);
-        return rc == SSH_AGAIN && ++m_cancelSteps < kCancelSteps ? Step::Wait : Step::Done;
+        if (rc == SSH_AGAIN && ++m_cancelSteps < kCancelSteps)
+            return Step::Wait;
+        m_shared->release();
+        return Step::Done;
     }
 
     void accept(ssh_channel channel, quint16 sourcePort)
@@ -132,6 +148,10 @@ ReverseForward::~ReverseForward()
 {
     m_shared->stopping = true;
     m_loop->wake();
+    // Waits for sshd's answer to the cancel, so that the port is free when this returns: another
+    // session of the same guest (Workspace::listenForEgress) may ask for it next.
+    if (!m_loop->onLoopThread())
+        m_shared->released.get_future().wait_for(kReleaseWait);
 }
 
 } // namespace sbw

@@ -18,7 +18,8 @@ class SshSessionThread;
 /// no network interface for it, and it works the same over a remote libvirt connection.
 ///
 /// Made by GuestSession::listenForward(). One per session: a second one would take the
-/// other's connections. Destroying it stops listening and closes its connections.
+/// other's connections. Destroying it stops listening (waiting, a few seconds at most, until the
+/// guest's sshd confirms, so the port is free afterwards) and closes its connections.
 class ReverseForward
 {
 public:

@@ -23,6 +23,8 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
+#include <utility>
+
 namespace sbw {
 namespace {
 
@@ -77,6 +79,7 @@ struct Workspace::Link
     std::unique_ptr<VirtioSerialBridge> bridge;
     std::unique_ptr<GuestSession> session; // destroyed before the bridge under it
     std::unique_ptr<ReverseForward> egress; // allowlist network: destroyed before the session
+    bool egressTaken = false; // another session held the proxy port when this one last asked
 };
 
 Workspace::Workspace(HypervisorConnection& connection, WorkspaceRecord record)
@@ -621,6 +624,7 @@ Expected<ExecStatus> Workspace::exec(const ExecRequest& plainRequest, Clock::tim
                 return allowed.error();
             if (auto ready = ensureSession(readyDeadline, request.cancel); !ready)
                 return ready.error();
+            listenForEgress();
             link = m_link;
         }
         auto status = link->session->exec(request);
@@ -641,22 +645,32 @@ Expected<ExecStatus> Workspace::exec(const ExecRequest& plainRequest, Clock::tim
 Expected<std::shared_ptr<GuestSession>> Workspace::session(Clock::time_point readyDeadline)
 {
     std::lock_guard lock(m_mutex);
-    if (auto allowed = requireState(canExec, "open a terminal or file transfer in"); !allowed)
-        return allowed.error();
-    if (auto ready = ensureSession(readyDeadline, nullptr); !ready)
-        return ready.error();
-    // Aliasing: shares ownership of the link (session and bridge), points at the session.
-    return std::shared_ptr<GuestSession>(m_link, m_link->session.get());
+    auto shared = openSession(readyDeadline);
+    if (shared)
+        listenForEgress();
+    return shared;
 }
 
 Expected<std::shared_ptr<GuestSession>> Workspace::borrowSession(Clock::time_point readyDeadline)
 {
     std::lock_guard lock(m_mutex);
     const bool hadSession = m_link != nullptr;
-    auto shared = session(readyDeadline);
+    // No egress port: a session that closes after one read must not hold the proxy's port
+    // while a lasting one (another Workspace object of this process) is refused it.
+    auto shared = openSession(readyDeadline);
     if (shared && !hadSession)
         dropSession(); // `shared` keeps the link until the caller is done
     return shared;
+}
+
+Expected<std::shared_ptr<GuestSession>> Workspace::openSession(Clock::time_point readyDeadline)
+{
+    if (auto allowed = requireState(canExec, "open a terminal or file transfer in"); !allowed)
+        return allowed.error();
+    if (auto ready = ensureSession(readyDeadline, nullptr); !ready)
+        return ready.error();
+    // Aliasing: shares ownership of the link (session and bridge), points at the session.
+    return std::shared_ptr<GuestSession>(m_link, m_link->session.get());
 }
 
 QByteArray Workspace::commandLine(const QStringList& argv, const QString& workdir)
@@ -717,7 +731,6 @@ Expected<void> Workspace::ensureSession(Clock::time_point deadline, CancelFlags 
         if (session) {
             link->session = std::move(session.value());
             m_link = std::move(link);
-            listenForEgress();
             return {};
         }
         lastError = session.error();
@@ -730,7 +743,8 @@ Expected<void> Workspace::ensureSession(Clock::time_point deadline, CancelFlags 
 
 void Workspace::listenForEgress()
 {
-    if (m_record.settings.network != WorkspaceNetwork::Allowlist || !guest_egress::hasAcceptor())
+    if (m_link->egress || m_record.settings.network != WorkspaceNetwork::Allowlist ||
+        !guest_egress::hasAcceptor())
         return;
     std::weak_ptr<GuestSession> session = std::shared_ptr<GuestSession>(m_link, m_link->session.get());
     auto forward = m_link->session->listenForward(
@@ -739,8 +753,10 @@ void Workspace::listenForEgress()
                                   loopbackClientFinder(session, sourcePort, guest_egress::kGuestPort)});
         });
     if (!forward) {
-        // Another session (of another workbench process) serves the port: its proxy decides.
-        qCInfo(lcChannel) << "workspace" << m_record.name << ": no egress proxy port:" << forward.error().message;
+        // Another session (of another Workspace object or workbench process) serves the port:
+        // its proxy decides. Asked again before every command, since that session may end first.
+        if (!std::exchange(m_link->egressTaken, true))
+            qCInfo(lcChannel) << "workspace" << m_record.name << ": no egress proxy port:" << forward.error().message;
         return;
     }
     m_link->egress = std::move(forward.value());

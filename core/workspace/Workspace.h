@@ -196,8 +196,11 @@ private:
     /// Polls every 100 ms until the domain is shut off (true) or `deadline` (false).
     static bool waitShutOff(virDomainPtr domain, std::chrono::steady_clock::time_point deadline);
     Expected<void> ensureSession(std::chrono::steady_clock::time_point deadline, CancelFlags cancel);
-    /// Allowlist network: asks the new session's sshd for the egress proxy's port
-    /// (GuestEgress) when this process serves a proxy. The caller holds m_mutex.
+    /// session() without asking for the egress port. The caller holds m_mutex.
+    Expected<std::shared_ptr<GuestSession>> openSession(std::chrono::steady_clock::time_point readyDeadline);
+    /// Allowlist network: asks the session's sshd for the egress proxy's port (GuestEgress)
+    /// when this process serves a proxy and the session does not hold it yet. The caller holds
+    /// m_mutex and has a session.
     void listenForEgress();
     void dropSession();
 

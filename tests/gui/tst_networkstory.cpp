@@ -34,7 +34,6 @@
 #include <QDialog>
 #include <QJsonArray>
 #include <QLineEdit>
-#include <QProcess>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -139,13 +138,9 @@ void TestNetworkStory::cleanupTestCase()
 
 void TestNetworkStory::removeWorkspace()
 {
-    const QString domain = workspaceDomainName(kWorkspace);
-    QProcess::execute(QStringLiteral("virsh"), {QStringLiteral("-q"), QStringLiteral("-c"), test::guestUri(),
-                                                QStringLiteral("destroy"), domain});
-    QProcess::execute(QStringLiteral("virsh"), {QStringLiteral("-q"), QStringLiteral("-c"), test::guestUri(),
-                                                QStringLiteral("undefine"), domain, QStringLiteral("--managed-save"),
-                                                QStringLiteral("--snapshots-metadata"),
-                                                QStringLiteral("--remove-all-storage")});
+    // Workspace::remove(), not virsh: it deletes the console log volume too.
+    if (auto old = Workspace::open(*m_story.connection(), kWorkspace))
+        QVERIFY(old.value()->remove().ok());
 }
 
 QList<ActionRecord> TestNetworkStory::networkRows(const CommandLogModel* model) const

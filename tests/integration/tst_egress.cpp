@@ -56,7 +56,7 @@ class TestEgress : public QObject
     /// without NO_PROXY, which sends 127.0.0.1 and localhost direct, where nothing listens). Prints "STATUS SHA256"
     /// or "STATUS BODY" for an error. Runs on a worker thread so the test's event loop (where
     /// the proxy asks the gate) keeps turning.
-    QByteArray fetch(const QString& host, quint16 port)
+    QByteArray fetch(const QString& host, quint16 port, Workspace* in = nullptr)
     {
         const QString program = QStringLiteral(
             "import hashlib, urllib.request, urllib.error\n"
@@ -69,12 +69,14 @@ class TestEgress : public QObject
                                     .arg(guest_egress::kGuestPort)
                                     .arg(host)
                                     .arg(port);
-        return inGuest(QStringLiteral("env -u NO_PROXY -u no_proxy python3 -c \"$(cat <<'EOF'\n%1EOF\n)\"").arg(program));
+        return inGuest(QStringLiteral("env -u NO_PROXY -u no_proxy python3 -c \"$(cat <<'EOF'\n%1EOF\n)\"").arg(program),
+                       in);
     }
 
-    QByteArray inGuest(const QString& command)
+    QByteArray inGuest(const QString& command, Workspace* in = nullptr)
     {
-        auto future = std::async(std::launch::async, [&] { return test::shellOutput(*m_workspace, command); });
+        Workspace& workspace = in ? *in : *m_workspace;
+        auto future = std::async(std::launch::async, [&] { return test::shellOutput(workspace, command); });
         if (!QTest::qWaitFor([&] { return future.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
                              300000))
             return "<the guest did not answer within 300 s>";
@@ -224,6 +226,32 @@ private Q_SLOTS:
         QCOMPARE(onDisk.workspaceRules.value(kName).first(),
                  test::networkRule(QStringLiteral("127.0.0.1"), {m_askedPort}, PolicyDecision::Allow));
         m_gate->setPolicyFile({});
+    }
+
+    void proxyPortPassesBetweenSessionsOfOneProcess()
+    {
+        // The window and its MCP server each hold a Workspace object of one workspace, each
+        // with its own SSH session; only one session can hold the guest's proxy port.
+        const QByteArray served = "200 " + QCryptographicHash::hash(m_page, QCryptographicHash::Sha256).toHex() + '\n';
+        auto other = Workspace::open(*m_connection, kName);
+        QVERIFY(other.ok());
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+        // A short read's session (the window's uptime) does not keep the port from a lasting one.
+        m_workspace->closeSession();
+        {
+            auto borrowed = other.value()->borrowSession(deadline);
+            QVERIFY(borrowed.ok());
+            QVERIFY(m_workspace->session(deadline).ok());
+        }
+        QCOMPARE(fetch(QStringLiteral("127.0.0.1"), m_allowedPort), served);
+        // The holder's session ends: the other object's session, refused the port before, takes
+        // it at its next command.
+        auto lasting = other.value()->session(deadline);
+        QVERIFY(lasting.ok());
+        m_workspace->closeSession();
+        QCOMPARE(fetch(QStringLiteral("127.0.0.1"), m_allowedPort, other.value().get()), served);
+        other.value()->closeSession();
+        QCOMPARE(fetch(QStringLiteral("127.0.0.1"), m_allowedPort), served);
     }
 
     void nameLeadingToLoopbackIsRefused()
