@@ -23,6 +23,20 @@ if [ -c /dev/kvm ] && getent group kvm >/dev/null && [ "$(stat -c %G /dev/kvm)" 
     "${sudo[@]}" chmod 0660 /dev/kvm
 fi
 
+# Sandboxes restored from one saved state hold many identical pages; the kernel's same-page
+# merging (KSM) shares them once asked to (QEMU marks guest memory mergeable by default). Where
+# the kernel has it and this user may switch it on without a password prompt; a setting that
+# holds until the next boot.
+if [ -e /sys/kernel/mm/ksm/run ] && [ "$(cat /sys/kernel/mm/ksm/run)" = 0 ]; then
+    ksm_sudo=()
+    [ "$(id -u)" -eq 0 ] || ksm_sudo=(sudo -n)
+    if echo 1 | "${ksm_sudo[@]}" tee /sys/kernel/mm/ksm/run >/dev/null 2>&1; then
+        echo "libvirt: kernel same-page merging (KSM) switched on for the sandboxes' memory"
+    else
+        echo "libvirt: kernel same-page merging (KSM) is off and cannot be switched on here"
+    fi
+fi
+
 if virsh -q -c "$uri" version >/dev/null 2>&1; then
     echo "libvirt: $uri answers"
     exit 0

@@ -30,6 +30,10 @@ CliRun::CliRun(HypervisorConnection* connection, bool verbose, QObject* parent)
                 writeAll(stream == OutputStream::Stdout ? STDOUT_FILENO : STDERR_FILENO, bytes);
             });
     connect(m_controller, &RunController::phaseChanged, this, &CliRun::onPhase);
+    connect(m_controller, &RunController::queued, this, [this](int ahead, int max) {
+        if (m_verbose)
+            note(QStringLiteral("queued: %1 run%2 ahead (at most %3 at once)").arg(ahead).arg(QLatin1String(ahead == 1 ? "" : "s")).arg(max));
+    });
     connect(m_controller, &RunController::finished, this, &CliRun::onFinished);
     // The microVM is destroyed as usual on the first signal. The third one abandons the
     // clean-up (libvirt still destroys the domain when this process goes; its disk is removed
@@ -62,7 +66,10 @@ void CliRun::onFinished(const RunResult& result)
         note(QStringLiteral("artifacts: ") + result.artifactsNote);
     const bool copied = m_outputFolder.isEmpty() || copyArtifacts(result);
     if (m_verbose)
-        note(QStringLiteral("boot %1 ms, script %2 ms, total %3 ms (domain %4)")
+        note(QStringLiteral("%1 %2 ms, script %3 ms, total %4 ms (domain %5)")
+                 .arg(result.preBooted  ? QStringLiteral("resume")
+                      : result.restored ? QStringLiteral("restore")
+                                        : QStringLiteral("boot"))
                  .arg(result.bootMs)
                  .arg(result.wallMs)
                  .arg(result.totalMs)

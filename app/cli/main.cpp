@@ -88,6 +88,10 @@ struct RunCommandLine
                                         QStringLiteral("libvirt URI (default: $LIBVIRT_DEFAULT_URI, else "
                                                        "qemu:///system for root, qemu:///session otherwise)."),
                                         QStringLiteral("URI")};
+    const QCommandLineOption boot{QStringLiteral("boot"),
+                                  QStringLiteral("Boot the microVM instead of restoring the saved ready "
+                                                 "microVM of this image and these limits (saved at the "
+                                                 "first run that needs it).")};
     const QCommandLineOption verbose{{QStringLiteral("v"), QStringLiteral("verbose")},
                                      QStringLiteral("Print phases and timings to stderr.")};
     const QCommandLineOption inputFile{QStringLiteral("file"),
@@ -125,7 +129,7 @@ struct RunCommandLine
         parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Script to run ('-' for stdin); or -c CODE."),
                                      QStringLiteral("FILE | -c CODE"));
         parser.addOptions({code, lang, timeout, memory, vcpus, cpuShare, disk, lifetime, outputCap,
-                           image, inputFile, outFolder, network, allow, connectUri, verbose});
+                           image, inputFile, outFolder, network, allow, connectUri, boot, verbose});
     }
 
     /// The language, limits and input files the options ask for (not the script). Errors are
@@ -134,6 +138,8 @@ struct RunCommandLine
     {
         sbw::RunOptions options;
         options.actor.kind = sbw::Actor::Kind::Cli;
+        if (parser.isSet(boot))
+            options.source = sbw::SandboxSource::Boot;
         const QString file = parser.positionalArguments().value(0);
         const QString languageName = parser.isSet(lang) ? parser.value(lang)
                                      : file.endsWith(QLatin1String(".sh"))

@@ -240,6 +240,73 @@ Expected<QString> StoragePool::createOverlay(const QString& name, const StagedIm
     return volumePath(vol.get());
 }
 
+Expected<QString> StoragePool::createOverlayOn(const QString& name, const QString& backingPath,
+                                               qint64 virtualSize)
+{
+    PoolPtr pool = lookupPool(m_conn);
+    if (!pool)
+        return virtError(QStringLiteral("storage pool %1 is missing").arg(QLatin1String(kName)));
+    const QByteArray xml =
+        volumeXml(name, virtualSize, QStringLiteral("qcow2"), backingPath, QStringLiteral("qcow2")).toUtf8();
+    VolPtr vol(virStorageVolCreateXML(pool.get(), xml.constData(), 0));
+    if (!vol)
+        return virtError(QStringLiteral("cannot create overlay %1").arg(name));
+    return volumePath(vol.get());
+}
+
+Expected<QString> StoragePool::createVolume(const QString& name)
+{
+    PoolPtr pool = lookupPool(m_conn);
+    if (!pool)
+        return virtError(QStringLiteral("storage pool %1 is missing").arg(QLatin1String(kName)));
+    const QByteArray xml = volumeXml(name, 0, QStringLiteral("raw")).toUtf8();
+    VolPtr vol(virStorageVolCreateXML(pool.get(), xml.constData(), 0));
+    if (!vol)
+        return virtError(QStringLiteral("cannot create volume %1").arg(name));
+    return volumePath(vol.get());
+}
+
+QString StoragePool::pathOf(const QString& name) const
+{
+    PoolPtr pool = lookupPool(m_conn);
+    const QByteArray utf8 = name.toUtf8();
+    VolPtr vol(pool ? virStorageVolLookupByName(pool.get(), utf8.constData()) : nullptr);
+    return vol ? volumePath(vol.get()) : QString();
+}
+
+void StoragePool::refresh()
+{
+    if (PoolPtr pool = lookupPool(m_conn))
+        virStoragePoolRefresh(pool.get(), 0);
+}
+
+Expected<void> StoragePool::download(const QString& name, qint64 offset, qint64 length,
+                                     const std::function<bool(QByteArrayView chunk)>& sink)
+{
+    PoolPtr pool = lookupPool(m_conn);
+    const QByteArray utf8 = name.toUtf8();
+    VolPtr vol(pool ? virStorageVolLookupByName(pool.get(), utf8.constData()) : nullptr);
+    if (!vol)
+        return virtError(QStringLiteral("cannot find volume %1").arg(name));
+    StreamPtr stream(virStreamNew(m_conn, 0));
+    if (!stream || virStorageVolDownload(vol.get(), stream.get(), quint64(offset), quint64(length), 0) < 0)
+        return virtError(QStringLiteral("cannot read volume %1").arg(name));
+    QByteArray chunk(1 << 20, Qt::Uninitialized);
+    int got = 0;
+    while ((got = virStreamRecv(stream.get(), chunk.data(), size_t(chunk.size()))) > 0) {
+        if (!sink(QByteArrayView(chunk.constData(), got))) {
+            virStreamAbort(stream.get());
+            return makeError(QStringLiteral("reading volume %1 was stopped").arg(name));
+        }
+    }
+    if (got < 0 || virStreamFinish(stream.get()) < 0) {
+        const Error error = virtError(QStringLiteral("reading volume %1 failed").arg(name));
+        virStreamAbort(stream.get());
+        return error;
+    }
+    return {};
+}
+
 Expected<QString> StoragePool::copyVolume(const QString& source, const QString& target)
 {
     PoolPtr pool = lookupPool(m_conn);

@@ -3,7 +3,10 @@
 #include "base/Expected.h"
 #include "image/GuestImage.h"
 
+#include <QByteArrayView>
 #include <QString>
+
+#include <functional>
 
 typedef struct _virConnect* virConnectPtr;
 
@@ -46,6 +49,25 @@ public:
     /// `virtualSize` bytes when that is larger. Returns its path.
     Expected<QString> createOverlay(const QString& name, const StagedImage& base,
                                     qint64 virtualSize = 0);
+
+    /// Creates the qcow2 overlay volume `name` on the qcow2 file `backingPath` (another
+    /// overlay of the pool), `virtualSize` bytes large. Returns its path.
+    Expected<QString> createOverlayOn(const QString& name, const QString& backingPath, qint64 virtualSize);
+
+    /// Creates the empty raw volume `name` (a marker, or a file libvirt writes afterwards, after
+    /// which refresh()). Returns its path.
+    Expected<QString> createVolume(const QString& name);
+
+    /// The path of volume `name`; empty when there is none.
+    QString pathOf(const QString& name) const;
+
+    /// Re-reads the folder (sizes and formats of files written outside the storage API).
+    void refresh();
+
+    /// Reads `length` bytes (0: to the end) of volume `name` from `offset` through the storage
+    /// API (virStorageVolDownload), handing each chunk to `sink`, which returns false to stop.
+    Expected<void> download(const QString& name, qint64 offset, qint64 length,
+                            const std::function<bool(QByteArrayView chunk)>& sink);
 
     /// Copies volume `source` byte for byte into a new volume `target` (replacing one of that
     /// name) through the storage API (virStorageVolDownload into virStorageVolUpload), so a

@@ -2,6 +2,8 @@
 
 #include "base/Logging.h"
 #include "base/SignalText.h"
+#include "capacity/HostCapacity.h"
+#include "capacity/SandboxSlot.h"
 #include "changes/ChangeScan.h"
 #include "guest/GuestLimitProbe.h"
 #include "guest/GuestSession.h"
@@ -163,6 +165,10 @@ QString phaseName(RunPhase phase)
         return QStringLiteral("connecting");
     case RunPhase::Preparing:
         return QStringLiteral("preparing");
+    case RunPhase::Queued:
+        return QStringLiteral("queued");
+    case RunPhase::SavingState:
+        return QStringLiteral("saving a ready state");
     case RunPhase::Booting:
         return QStringLiteral("booting");
     case RunPhase::Running:
@@ -303,15 +309,28 @@ private:
     /// A pre-booted sandbox from the pool, else a new one started; its log row begins.
     bool acquire()
     {
+        const int max = maxSandboxes(m_options.maxSandboxes, m_options.sandbox.memoryMiB);
+        bool queued = false;
+        auto slot = SandboxSlot::acquire(max, [&](int ahead) {
+            if (!std::exchange(queued, true))
+                phase(RunPhase::Queued);
+            if (m_callbacks.onQueued)
+                m_callbacks.onQueued(ahead, max);
+        }, m_cancel);
+        if (!slot)
+            return fail(cancelled() ? QString() : slot.error().message);
+        m_slot.emplace(std::move(slot.value()));
         phase(RunPhase::Preparing);
         m_boot.start();
         m_sandbox = m_options.pool ? m_options.pool->take(m_options.sandbox) : nullptr;
         m_result.preBooted = m_sandbox != nullptr;
         if (!m_sandbox) {
-            auto started = Sandbox::start(m_connection, m_options.sandbox);
+            auto started = startRunSandbox(m_connection, m_options.sandbox, m_options.source,
+                                           [this] { phase(RunPhase::SavingState); }, m_cancel);
             if (!started)
-                return fail(started.error().message);
+                return fail(cancelled() ? QString() : started.error().message);
             m_sandbox = std::move(started.value());
+            m_result.restored = m_sandbox->isRestored();
         }
         m_result.domainName = m_sandbox->domainName();
         m_logged.emplace(m_options.log, runLogStart(m_options, m_result.domainName));
@@ -321,7 +340,7 @@ private:
     /// Until the guest's SSH session is up (at once for a pre-booted sandbox).
     bool boot()
     {
-        if (!m_result.preBooted) {
+        if (!m_result.preBooted && !m_result.restored) {
             phase(RunPhase::Booting);
             m_boot.restart();
             if (auto ready = m_sandbox->waitReady(m_cancel); !ready)
@@ -471,6 +490,7 @@ private:
         m_sftp.reset();
         m_egress.reset(); // before its session goes
         m_sandbox.reset();
+        m_slot.reset();
         if (m_options.pool && m_guestReady)
             m_options.pool->refill(m_options.sandbox);
     }
@@ -525,6 +545,7 @@ private:
     QElapsedTimer m_total;
     QElapsedTimer m_boot;
     QList<InputFile> m_inputs;
+    std::optional<SandboxSlot> m_slot; ///< this run's place, from acquire() to the sandbox's end
     std::unique_ptr<Sandbox> m_sandbox;
     std::unique_ptr<ReverseForward> m_egress; ///< allowlist network: the proxy's port in the guest
     bool m_guestReady = false; ///< the guest's SSH session came up (then the pool refills)

@@ -3,6 +3,7 @@
 #include "action/ActionRecord.h"
 #include "changes/FileChange.h"
 #include "hypervisor/HypervisorConnection.h"
+#include "readystate/RunSandbox.h"
 #include "run/RunArtifacts.h"
 #include "sandbox/Sandbox.h"
 
@@ -62,16 +63,25 @@ struct RunOptions
     std::shared_ptr<CommandLog> log;
     Actor actor; ///< who asked for the run, for the log
     /// Where a pre-booted sandbox of `sandbox`'s options may come from (SandboxPool::take());
-    /// after the run the pool boots the next one. Null: every run boots its own.
+    /// after the run the pool boots the next one. Null: every run starts its own.
     SandboxPool* pool = nullptr;
+    /// Where a sandbox not from the pool comes from: restored from the saved ready state of its
+    /// options where it can be (startRunSandbox), or booted.
+    SandboxSource source = SandboxSource::Auto;
+    /// How many runs may have a sandbox at once on this host, across the user's processes
+    /// (capacity/SandboxSlot); more wait in a queue, first come first served. 0: maxSandboxes()
+    /// ($SBW_MAX_SANDBOXES, else what the host holds by its cores and memory).
+    int maxSandboxes = 0;
 };
 
 /// Steps of a run, in order; reported as they begin.
 enum class RunPhase
 {
     Connecting, ///< opening the libvirt connection
-    Preparing,  ///< loading the image, staging it into the pool, creating the overlay
-    Booting,    ///< domain started, waiting for the guest's SSH channel
+    Queued,     ///< every place for a sandbox is taken: waiting (RunCallbacks::onQueued)
+    Preparing,  ///< loading the image, staging it into the pool, creating the overlay; restoring
+    SavingState, ///< booting and saving the ready state of these options (first run only)
+    Booting,    ///< domain started, waiting for the guest's SSH channel (booted sandboxes)
     Running,    ///< script running
     CleaningUp, ///< destroying the domain and deleting the overlay
     Finished
@@ -125,6 +135,7 @@ struct RunResult
     QString domainName;            ///< the libvirt domain used, for logs
     qint64 bootMs = 0;             ///< domain start → SSH session ready (pre-booted: the resume)
     bool preBooted = false;        ///< the sandbox came from RunOptions::pool
+    bool restored = false;         ///< it was restored from a saved ready state, not booted
     qint64 wallMs = 0;             ///< script start → script end
     qint64 totalMs = 0;            ///< run() call → result, including clean-up
 
@@ -157,6 +168,9 @@ struct RunCallbacks
     /// (GuestSession::close()) and its shells and SFTP calls report that. Not called when the
     /// run fails or is cancelled before the guest is ready.
     std::function<void(std::shared_ptr<GuestSession>)> onSessionReady;
+    /// While the run waits for a place (RunPhase::Queued): how many runs wait ahead of it, and
+    /// the maximum running at once; called when the number changes.
+    std::function<void(int ahead, int maxSandboxes)> onQueued;
 };
 
 /// Runs `options.code` in a fresh microVM and destroys it: checks and uploads the input files,

@@ -39,6 +39,9 @@ bool RunController::start(const RunOptions& options)
             QMetaObject::invokeMethod(this, [this, phase] { Q_EMIT phaseChanged(phase); },
                                       Qt::QueuedConnection);
         };
+        callbacks.onQueued = [this](int ahead, int max) {
+            QMetaObject::invokeMethod(this, [this, ahead, max] { Q_EMIT queued(ahead, max); }, Qt::QueuedConnection);
+        };
         callbacks.onStdout = [this](QByteArrayView bytes) { m_output.append(OutputStream::Stdout, bytes); };
         callbacks.onStderr = [this](QByteArrayView bytes) { m_output.append(OutputStream::Stderr, bytes); };
         callbacks.onResult = [this](const RunResult& result) {

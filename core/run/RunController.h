@@ -40,6 +40,8 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void phaseChanged(sbw::RunPhase phase);
+    /// Waiting for a place (RunCallbacks::onQueued): runs ahead, the maximum at once.
+    void queued(int ahead, int maxSandboxes);
     void outputReceived(sbw::OutputStream stream, const QByteArray& bytes);
     /// The script ended (RunCallbacks::onResult): its output is complete, the VM is being
     /// destroyed. finished() follows.

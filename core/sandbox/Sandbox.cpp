@@ -4,16 +4,20 @@
 #include "base/Logging.h"
 #include "guest/ClientKey.h"
 #include "guest/GuestSession.h"
+#include "hypervisor/IncomingMigration.h"
 #include "hypervisor/VirtioSerialBridge.h"
 #include "hypervisor/ConnectionUri.h"
 #include "hypervisor/DomainSpec.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/StoragePool.h"
 #include "hypervisor/VirtError.h"
+#include "sandbox/CloneDomainXml.h"
+#include "sandbox/GuestFreshening.h"
 #include "sandbox/SandboxLimits.h"
 
 #include <QDateTime>
 #include <QRandomGenerator>
+#include <QThread>
 #include <QTimeZone>
 #include <QUuid>
 
@@ -36,6 +40,30 @@ virDomainPtr createDomain(virConnectPtr conn, const DomainSpec& spec)
     return virDomainCreateXML(conn, xml.constData(), VIR_DOMAIN_START_AUTODESTROY);
 }
 
+/// Waits until the guest's vCPUs have been nearly idle for a moment (at most a few seconds):
+/// after the SSH session closes, the guest's init starts the next sshd, which should be waiting
+/// for a client in the saved state rather than half-started.
+void waitIdle(virDomainPtr domain)
+{
+    constexpr auto kWindow = std::chrono::milliseconds(250);
+    constexpr unsigned long long kIdleNs = 15'000'000; // CPU time per window that counts as idle
+    constexpr int kMaxWindows = 20;
+    virDomainInfo before{};
+    virDomainGetInfo(domain, &before);
+    for (int i = 0; i < kMaxWindows; ++i) {
+        QThread::msleep(kWindow.count());
+        virDomainInfo after{};
+        if (virDomainGetInfo(domain, &after) < 0 || after.cpuTime - before.cpuTime < kIdleNs)
+            return;
+        before = after;
+    }
+}
+
+std::chrono::seconds readyTimeout(const SandboxOptions& options, bool kvm)
+{
+    return options.readyTimeout.count() > 0 ? options.readyTimeout : std::chrono::seconds(kvm ? 30 : 120);
+}
+
 QString newRunName()
 {
     return kRunPrefix + QDateTime::currentDateTimeUtc().toString(kNameTimeFormat) + QLatin1Char('-')
@@ -46,6 +74,17 @@ QString newRunName()
 
 Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connection,
                                                   const SandboxOptions& options)
+{
+    return startAs(connection, options, newRunName());
+}
+
+Expected<std::unique_ptr<Sandbox>> Sandbox::startTemplate(HypervisorConnection& connection,
+                                                          const SandboxOptions& options, const QString& name)
+{
+    return startAs(connection, options, name);
+}
+
+Expected<SandboxInputs> sandboxInputs(HypervisorConnection& connection, const SandboxOptions& options)
 {
     if (auto opened = connection.ensureOpen(); !opened)
         return opened.error();
@@ -58,49 +97,72 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connecti
     auto key = ClientKey::loadOrCreate(paths::dataDir() + QLatin1String("/ssh"));
     if (!key)
         return key.error();
+    return SandboxInputs{image.value(), disk.value(), key.value()};
+}
+
+Expected<std::unique_ptr<Sandbox>> Sandbox::prepare(HypervisorConnection& connection,
+                                                    const SandboxOptions& options, const QString& name)
+{
+    auto inputs = sandboxInputs(connection, options);
+    if (!inputs)
+        return inputs.error();
     virConnectPtr conn = connection.handle();
     auto pool = StoragePool::open(conn, isSystemUri(connection.uri()));
     if (!pool)
         return pool.error();
     removeOrphanOverlays(pool.value(), conn);
-    auto staged = pool->stage(image.value());
+    auto staged = pool->stage(inputs->image);
     if (!staged)
         return staged.error();
 
     std::unique_ptr<Sandbox> sandbox(new Sandbox);
     sandbox->m_connection = &connection;
     sandbox->m_options = options;
-    sandbox->m_image = image.value();
-    sandbox->m_key = key.value();
-    sandbox->m_name = newRunName();
-    const bool kvm = connection.accelerator() == Accelerator::Kvm;
+    sandbox->m_image = inputs->image;
+    sandbox->m_key = inputs->key;
+    sandbox->m_name = name;
+    sandbox->m_staged = staged.value();
+    sandbox->m_pool = pool.value();
+    sandbox->m_diskBytes = inputs->disk.bytes;
+    sandbox->m_readyTimeout = readyTimeout(options, connection.accelerator() == Accelerator::Kvm);
+    return sandbox;
+}
 
-    auto overlay = pool->createOverlay(sandbox->m_name + kOverlaySuffix, staged.value(), disk->bytes);
+Expected<std::unique_ptr<Sandbox>> Sandbox::startAs(HypervisorConnection& connection,
+                                                    const SandboxOptions& options, const QString& name)
+{
+    auto prepared = prepare(connection, options, name);
+    if (!prepared)
+        return prepared.error();
+    std::unique_ptr<Sandbox> sandbox = std::move(prepared.value());
+    auto overlay = sandbox->m_pool->createOverlay(name + kOverlaySuffix, sandbox->m_staged, sandbox->m_diskBytes);
     if (!overlay)
         return overlay.error();
-    sandbox->m_overlayVolume = sandbox->m_name + kOverlaySuffix;
-    sandbox->m_diskBytes = disk->bytes;
+    sandbox->m_overlayVolume = name + kOverlaySuffix;
+    const GuestImage& image = sandbox->m_image;
+    const auto disk = diskLimit(image, options.diskGiB); // checked by prepare()
 
     DomainSpec spec;
-    spec.name = sandbox->m_name;
+    spec.name = name;
     spec.uuid = QUuid::createUuid().toString(QUuid::WithoutBraces);
     spec.kind = DomainSpec::Kind::Ephemeral;
-    spec.kvm = kvm;
+    spec.kvm = connection.accelerator() == Accelerator::Kvm;
     spec.memoryMiB = options.memoryMiB;
     spec.vcpus = options.vcpus;
     spec.cpuSharePercent = options.cpuSharePercent;
-    spec.kernel = staged->kernel;
-    spec.initrd = staged->initrd;
+    spec.kernel = sandbox->m_staged.kernel;
+    spec.initrd = sandbox->m_staged.initrd;
     // sbw.run=1: the initramfs makes the run's folders (EphemeralRun's /root/run and out/).
-    spec.cmdline = image->cmdline + QLatin1String(" sbw.key=") + sandbox->m_key->kernelParameterValue()
+    spec.cmdline = image.cmdline + QLatin1String(" sbw.key=") + sandbox->m_key->kernelParameterValue()
                    + disk->kernelParameter() + QLatin1String(" sbw.run=1");
     spec.disk = overlay.value();
-    spec.sshPort = image->sshPort;
-    spec.agentPort = image->agentPort;
-    spec.imageRecipe = image->recipe;
-    spec.imageHash = image->hash;
+    spec.sshPort = image.sshPort;
+    spec.agentPort = image.agentPort;
+    spec.imageRecipe = image.recipe;
+    spec.imageHash = image.hash;
     spec.created = QDateTime::currentDateTimeUtc();
 
+    virConnectPtr conn = connection.handle();
     sandbox->m_domain = createDomain(conn, spec);
     if (!sandbox->m_domain && spec.kvm && lastVirtErrorMessage().contains(QLatin1String("kvm"), Qt::CaseInsensitive)) {
         // The daemon offers KVM but QEMU cannot use /dev/kvm (e.g. its permissions on a
@@ -111,11 +173,58 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::start(HypervisorConnection& connecti
     }
     if (!sandbox->m_domain)
         return virtError(QStringLiteral("cannot start the sandbox's domain"));
-    sandbox->m_readyTimeout = options.readyTimeout.count() > 0
-                                  ? options.readyTimeout
-                                  : std::chrono::seconds(spec.kvm ? 30 : 120);
-    qCInfo(lcRun) << "started domain" << sandbox->m_name << "on" << HypervisorConnection::describe(connection.accelerator());
+    sandbox->m_readyTimeout = readyTimeout(options, spec.kvm);
+    qCInfo(lcRun) << "started domain" << name << "on" << HypervisorConnection::describe(connection.accelerator());
     return sandbox;
+}
+
+Expected<std::unique_ptr<Sandbox>> Sandbox::restore(HypervisorConnection& connection,
+                                                    const SandboxOptions& options, const SavedSandboxState& state)
+{
+    auto prepared = prepare(connection, options, newRunName());
+    if (!prepared)
+        return prepared.error();
+    std::unique_ptr<Sandbox> sandbox = std::move(prepared.value());
+    const QString overlayVolume = sandbox->m_name + kOverlaySuffix;
+    auto overlay = sandbox->m_pool->createOverlayOn(overlayVolume, state.overlayPath, state.diskBytes);
+    if (!overlay)
+        return overlay.error();
+    sandbox->m_overlayVolume = overlayVolume;
+    sandbox->m_diskBytes = state.diskBytes;
+    sandbox->m_restored = true;
+    const auto xml = cloneDomainXml(state.domainXml, {sandbox->m_name, QUuid::createUuid().toString(QUuid::WithoutBraces),
+                                                       overlay.value(), QDateTime::currentDateTimeUtc()});
+    if (!xml)
+        return xml.error();
+    const QByteArray utf8 = xml->toUtf8();
+    sandbox->m_domain = virDomainCreateXML(connection.handle(), utf8.constData(),
+                                           VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
+    if (!sandbox->m_domain)
+        return virtError(QStringLiteral("cannot start the sandbox's domain"));
+    const auto deadline = std::chrono::steady_clock::now() + sandbox->m_readyTimeout;
+    if (auto loaded = loadIncomingMigration(sandbox->m_domain, *sandbox->m_pool, state.saveVolume, state.streamOffset, deadline);
+        !loaded)
+        return loaded.error();
+    if (auto resumed = sandbox->resume(); !resumed)
+        return resumed.error();
+    qCInfo(lcRun) << "restored domain" << sandbox->m_name << "from" << state.name;
+    return sandbox;
+}
+
+Expected<void> Sandbox::saveState(const QString& path)
+{
+    if (m_session)
+        m_session->close();
+    m_session.reset();
+    m_bridge.reset();
+    waitIdle(m_domain);
+    const QByteArray utf8 = path.toUtf8();
+    if (virDomainSaveFlags(m_domain, utf8.constData(), nullptr, 0) < 0)
+        return virtError(QStringLiteral("cannot save sandbox %1").arg(m_name));
+    virDomainFree(m_domain); // saving stopped it, and the transient domain is gone
+    m_domain = nullptr;
+    m_overlayVolume.clear(); // kept: the saved state's disk
+    return {};
 }
 
 Sandbox::~Sandbox() { destroy(); }
@@ -139,6 +248,8 @@ Expected<void> Sandbox::waitReady(const std::atomic_bool* cancel)
         return session.error();
     }
     m_session = std::move(session.value());
+    if (m_restored)
+        return freshenGuest(*m_session);
     return {};
 }
 
@@ -169,10 +280,8 @@ void Sandbox::destroy()
         m_domain = nullptr;
     }
     if (!m_overlayVolume.isEmpty()) {
-        if (auto pool = StoragePool::open(m_connection->handle(), isSystemUri(m_connection->uri()))) {
-            if (auto deleted = pool->deleteVolume(m_overlayVolume); !deleted)
-                qCWarning(lcRun) << deleted.error().message;
-        }
+        if (auto deleted = m_pool->deleteVolume(m_overlayVolume); !deleted)
+            qCWarning(lcRun) << deleted.error().message;
         m_overlayVolume.clear();
     }
     qCInfo(lcRun) << "removed sandbox" << m_name;

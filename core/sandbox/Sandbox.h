@@ -1,14 +1,17 @@
 #pragma once
 
 #include "base/Expected.h"
+#include "hypervisor/StoragePool.h"
 #include "image/GuestImage.h"
 #include "sandbox/SandboxLimits.h"
+#include "sandbox/SavedSandboxState.h"
 
 #include <QString>
 
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 
 typedef struct _virDomain* virDomainPtr;
 typedef struct _virConnect* virConnectPtr;
@@ -36,6 +39,16 @@ struct SandboxOptions
     std::chrono::seconds readyTimeout{0};
 };
 
+/// What a sandbox of some options is made from, read before anything is created.
+struct SandboxInputs
+{
+    GuestImage image;                ///< the recipe's image now (manifest)
+    DiskLimit disk;                  ///< the overlay's size
+    std::shared_ptr<ClientKey> key;  ///< the key the guest accepts (its public half on the command line)
+};
+/// Errors: libvirt unreachable, image not built, disk below the image's size, key unreadable.
+Expected<SandboxInputs> sandboxInputs(HypervisorConnection& connection, const SandboxOptions& options);
+
 /// One ephemeral microVM: a transient libvirt domain (started with AUTODESTROY, so libvirt
 /// destroys it if this process dies) on its own qcow2 overlay volume over the image's
 /// read-only base volume. Destroying the Sandbox object destroys the domain and deletes the
@@ -51,12 +64,31 @@ public:
     /// domain start refused.
     static Expected<std::unique_ptr<Sandbox>> start(HypervisorConnection& connection,
                                                     const SandboxOptions& options);
+    /// start() for the template of a saved state (readystate): domain `name`, overlay volume
+    /// "<name>.qcow2", which saveState() keeps.
+    static Expected<std::unique_ptr<Sandbox>> startTemplate(HypervisorConnection& connection,
+                                                            const SandboxOptions& options,
+                                                            const QString& name);
+    /// A new sandbox from `state` instead of a boot: its own name, UUID and overlay over the
+    /// state's, a transient domain (AUTODESTROY) started paused, the saved memory loaded into
+    /// it (loadIncomingMigration: local connections), then resumed. waitReady() then also
+    /// reseeds the guest (freshenGuest) before it returns. `options` must be those the state
+    /// was saved with (readystate's key). Errors: as start(), the state unreadable, QEMU's
+    /// failed load.
+    static Expected<std::unique_ptr<Sandbox>> restore(HypervisorConnection& connection,
+                                                      const SandboxOptions& options,
+                                                      const SavedSandboxState& state);
     ~Sandbox();
 
     /// Opens the SSH channel and waits for the guest's sshd to answer and accept the client
-    /// key, until the options' readyTimeout. Errors: "the guest did not become ready within
-    /// N s", cancelled, channel failures.
+    /// key, until the options' readyTimeout; a restored sandbox is reseeded too. Errors: "the
+    /// guest did not become ready within N s", cancelled, channel failures, the reseed's.
     Expected<void> waitReady(const std::atomic_bool* cancel);
+
+    /// Closes the SSH session, waits until the guest is idle, and saves the domain's memory and
+    /// device state to `path` (virDomainSaveFlags), which stops it; the overlay is kept (its
+    /// volume "<domain name>.qcow2" then belongs to the caller). For templates.
+    Expected<void> saveState(const QString& path);
 
     /// Pauses the guest's vCPUs (virDomainSuspend) / lets them run again (virDomainResume),
     /// about 70 ms each under TCG; the SSH session stays open across. Errors: libvirt's message.
@@ -75,6 +107,8 @@ public:
     QString domainName() const { return m_name; }
     /// The disk the guest got, bytes (the overlay's virtual size).
     qint64 diskBytes() const { return m_diskBytes; }
+    /// Whether it was restored from a saved state rather than booted.
+    bool isRestored() const { return m_restored; }
 
 private:
     /// Removes overlays of ephemeral runs whose domain no longer exists (left behind when a
@@ -83,6 +117,12 @@ private:
     static void removeOrphanOverlays(StoragePool& pool, virConnectPtr conn);
 
     Sandbox() = default;
+    /// Image, disk limit, client key and staged image for `options`; the overlay is created by
+    /// the caller.
+    static Expected<std::unique_ptr<Sandbox>> prepare(HypervisorConnection& connection,
+                                                      const SandboxOptions& options, const QString& name);
+    static Expected<std::unique_ptr<Sandbox>> startAs(HypervisorConnection& connection,
+                                                      const SandboxOptions& options, const QString& name);
     void destroy();
 
     HypervisorConnection* m_connection = nullptr;
@@ -93,6 +133,9 @@ private:
     QString m_overlayVolume;
     qint64 m_diskBytes = 0;
     std::chrono::seconds m_readyTimeout{0};
+    StagedImage m_staged;
+    std::optional<StoragePool> m_pool;
+    bool m_restored = false;
     virDomainPtr m_domain = nullptr;
     std::unique_ptr<VirtioSerialBridge> m_bridge;
     std::shared_ptr<GuestSession> m_session;

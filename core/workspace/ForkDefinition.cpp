@@ -1,68 +1,12 @@
 #include "workspace/ForkDefinition.h"
 
-#include <QDomDocument>
+#include "hypervisor/DomainXmlEdit.h"
 
 namespace sbw {
+
+using namespace domain_xml;
+
 namespace {
-
-Expected<QDomDocument> parse(const QString& xml, const QString& root, const char* what)
-{
-    QDomDocument document;
-    QString message;
-    int line = 0;
-    if (!document.setContent(xml, &message, &line)) // Qt 6.4's form (Debian 12)
-        return makeError(QStringLiteral("%1 is not valid XML: %2 (line %3)")
-                             .arg(QLatin1String(what), message)
-                             .arg(line));
-    if (document.documentElement().tagName() != root)
-        return makeError(QStringLiteral("%1 has no <%2> element").arg(QLatin1String(what), root));
-    return document;
-}
-
-/// The child elements of `parent` whose name, without a namespace prefix, is `name`.
-QList<QDomElement> children(const QDomElement& parent, const QString& name)
-{
-    QList<QDomElement> found;
-    for (QDomElement e = parent.firstChildElement(); !e.isNull(); e = e.nextSiblingElement()) {
-        const QString tag = e.tagName();
-        if (tag == name || tag.endsWith(QLatin1Char(':') + name))
-            found << e;
-    }
-    return found;
-}
-
-void setText(QDomDocument& document, QDomElement element, const QString& text)
-{
-    while (element.hasChildNodes())
-        element.removeChild(element.firstChild());
-    element.appendChild(document.createTextNode(text));
-}
-
-/// Sets the text of `parent`'s child `name` (with `parent`'s namespace prefix), adding it.
-void setChildText(QDomDocument& document, QDomElement parent, const QString& name,
-                  const QString& text)
-{
-    QList<QDomElement> existing = children(parent, name);
-    if (existing.isEmpty()) {
-        const QString tag = parent.prefix().isEmpty() && parent.tagName().contains(QLatin1Char(':'))
-                                ? parent.tagName().section(QLatin1Char(':'), 0, 0) + QLatin1Char(':') + name
-                                : name;
-        existing << parent.appendChild(document.createElement(tag)).toElement();
-    }
-    setText(document, existing.first(), text);
-}
-
-Expected<void> setOverlay(QDomElement devices, const QString& overlay)
-{
-    for (QDomElement disk : children(devices, QStringLiteral("disk"))) {
-        if (disk.firstChildElement(QStringLiteral("target")).attribute(QStringLiteral("dev")) !=
-            QLatin1String("vda"))
-            continue;
-        disk.firstChildElement(QStringLiteral("source")).setAttribute(QStringLiteral("file"), overlay);
-        return {};
-    }
-    return makeError(QStringLiteral("the source workspace's definition has no disk vda"));
-}
 
 void setConsoleLogs(QDomElement devices, const QString& consoleLog)
 {
@@ -88,11 +32,9 @@ void cutNetwork(QDomDocument& document, QDomElement devices)
 
 Expected<void> setMetadata(QDomDocument& document, QDomElement domain, const ForkIdentity& fork)
 {
-    const QList<QDomElement> sandboxes =
-        children(domain.firstChildElement(QStringLiteral("metadata")), QStringLiteral("sandbox"));
-    if (sandboxes.isEmpty())
+    QDomElement sandbox = sandboxMetadata(domain);
+    if (sandbox.isNull())
         return makeError(QStringLiteral("the source workspace's definition has no workbench metadata"));
-    QDomElement sandbox = sandboxes.first();
     setChildText(document, sandbox, QStringLiteral("name"), fork.workspace);
     setChildText(document, sandbox, QStringLiteral("overlay"), fork.overlay);
     setChildText(document, sandbox, QStringLiteral("created"),
@@ -126,8 +68,8 @@ Expected<QString> forkDomainXml(const QString& sourceXml, const ForkIdentity& fo
     for (const QDomElement& uuid : children(domain, QStringLiteral("uuid")))
         domain.removeChild(uuid);
     QDomElement devices = domain.firstChildElement(QStringLiteral("devices"));
-    if (auto set = setOverlay(devices, fork.overlay); !set)
-        return set.error();
+    if (auto set = setDiskSource(devices, fork.overlay); !set)
+        return makeError(QStringLiteral("the source workspace's definition has no disk vda"));
     setConsoleLogs(devices, fork.consoleLog);
     if (fork.offline)
         cutNetwork(document.value(), devices);

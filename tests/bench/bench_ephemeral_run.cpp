@@ -106,6 +106,7 @@ int main(int argc, char* argv[])
 
         sbw::RunOptions options;
         options.sandbox.vcpus = vcpus;
+        options.source = sbw::SandboxSource::Boot; // restored runs: bench_scale
         const TimedRun run = timedRun(connection, options);
         if (!run.run.error.isEmpty()) {
             std::fprintf(stderr, "run failed: %s\n", qPrintable(run.run.error));

@@ -21,7 +21,11 @@ private Q_SLOTS:
 void TestRunStatusText::phases()
 {
     QCOMPARE(phaseText(RunPhase::Connecting), QStringLiteral("Connecting…"));
+    QCOMPARE(phaseText(RunPhase::Queued), QStringLiteral("Waiting for a free microVM…"));
     QCOMPARE(phaseText(RunPhase::Preparing), QStringLiteral("Preparing image…"));
+    QCOMPARE(phaseText(RunPhase::SavingState), QStringLiteral("Saving a ready microVM for this image (once)…"));
+    QCOMPARE(queuedText(1, 2), QStringLiteral("Waiting for a free microVM: 1 run ahead (at most 2 at once)…"));
+    QCOMPARE(queuedText(3, 8), QStringLiteral("Waiting for a free microVM: 3 runs ahead (at most 8 at once)…"));
     QCOMPARE(phaseText(RunPhase::Booting), QStringLiteral("Booting microVM…"));
     QCOMPARE(phaseText(RunPhase::Running), QStringLiteral("Running…"));
     QCOMPARE(phaseText(RunPhase::CleaningUp), QStringLiteral("Cleaning up…"));
@@ -58,6 +62,14 @@ void TestRunStatusText::results_data()
                                 << QStringLiteral("Finished: exit status 0 · pre-booted microVM "
                                                   "resumed in 74 ms · script 85 ms")
                                 << int(ResultKind::Success);
+
+    RunResult restored = ok;
+    restored.restored = true;
+    restored.bootMs = 1840;
+    QTest::newRow("restored") << restored
+                              << QStringLiteral("Finished: exit status 0 · restored from the saved microVM "
+                                                "in 1.84 s · script 85 ms")
+                              << int(ResultKind::Success);
 
     RunResult failed = ok;
     failed.exitStatus = 3;

@@ -1,4 +1,6 @@
-// Whole ephemeral runs: a fresh microVM per case, destroyed afterwards.
+// Whole ephemeral runs: a fresh microVM per case, destroyed afterwards. Every case runs twice:
+// in a booted microVM and in one restored from the saved ready state (SandboxSource), which must
+// give exactly the same results.
 
 #include "TestEnvironment.h"
 #include "hypervisor/HypervisorConnection.h"
@@ -64,11 +66,20 @@ class TestEphemeralRun : public QObject
 
     std::unique_ptr<sbw::HypervisorConnection> m_connection;
 
+    /// RunOptions of this row: booted or restored.
+    static sbw::RunOptions newOptions()
+    {
+        QFETCH_GLOBAL(bool, restored);
+        sbw::RunOptions options;
+        options.source = restored ? sbw::SandboxSource::Restore : sbw::SandboxSource::Boot;
+        return options;
+    }
+
     sbw::RunResult run(sbw::Language language, const QByteArray& code,
                        std::chrono::seconds timeout = 60s, const std::atomic_bool* cancel = nullptr,
                        const QString& recipe = QStringLiteral("minimal"))
     {
-        sbw::RunOptions options;
+        sbw::RunOptions options = newOptions();
         options.language = language;
         options.code = code;
         options.timeout = timeout;
@@ -77,6 +88,13 @@ class TestEphemeralRun : public QObject
     }
 
 private Q_SLOTS:
+    void initTestCase_data()
+    {
+        QTest::addColumn<bool>("restored");
+        QTest::newRow("booted") << false;
+        QTest::newRow("restored") << true;
+    }
+
     void initTestCase()
     {
         m_connection = std::make_unique<sbw::HypervisorConnection>(sbw::test::guestUri());
@@ -100,6 +118,24 @@ private Q_SLOTS:
         QVERIFY(result.bootMs > 0);
         QVERIFY(result.totalMs >= result.bootMs + result.wallMs);
         QVERIFY(result.domainName.startsWith(QLatin1String("sbw-run-")));
+        QFETCH_GLOBAL(bool, restored);
+        QCOMPARE(result.restored, restored);
+    }
+
+    void twentyMegabytesOfOutputAreExact()
+    {
+        const sbw::RunResult result = run(sbw::Language::Python,
+                                          "import sys\nsys.stdout.buffer.write(bytes(range(256)) * 81920)\n"
+                                          "sys.stderr.write('done\\n')\n");
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QByteArray allBytes(256, Qt::Uninitialized);
+        for (int b = 0; b < 256; ++b)
+            allBytes[b] = char(b);
+        const QByteArray expected = allBytes.repeated(81920);
+        QCOMPARE(result.stdoutData.size(), expected.size());
+        QCOMPARE(sha256Hex(result.stdoutData), sha256Hex(expected));
+        QCOMPARE(result.stderrData, QByteArray("done\n"));
+        QCOMPARE(result.exitStatus, std::optional<int>(0));
     }
 
     void pythonTracebackGoesToStderr()
@@ -170,7 +206,7 @@ private Q_SLOTS:
         auto log = sbw::CommandLog::open(dir.filePath(QStringLiteral("log.sqlite")));
         QVERIFY(log.ok());
 
-        sbw::RunOptions options;
+        sbw::RunOptions options = newOptions();
         options.code = "import csv, hashlib, os\n"
                        "for name in ('random.bin', 'data.csv'):\n"
                        "    print(name, hashlib.sha256(open(name, 'rb').read()).hexdigest())\n"
@@ -217,7 +253,7 @@ private Q_SLOTS:
     void artifactCapsApplyAndAreNamed()
     {
         QTemporaryDir dir;
-        sbw::RunOptions options;
+        sbw::RunOptions options = newOptions();
         options.language = sbw::Language::Shell;
         options.code = "cd out && head -c 204800 /dev/zero > big.bin && "
                        "for i in 1 2 3 4 5; do echo $i > f$i; done\n";
@@ -265,7 +301,7 @@ private Q_SLOTS:
     {
         QFETCH(QStringList, files);
         QFETCH(QString, error);
-        sbw::RunOptions options;
+        sbw::RunOptions options = newOptions();
         options.code = "print(1)\n";
         options.inputFiles = files;
         const sbw::RunResult result = sbw::runEphemeral(*m_connection, options, {}, nullptr);
@@ -281,7 +317,7 @@ private Q_SLOTS:
     void preBootedSandboxServesTheNextRun()
     {
         sbw::SandboxPool pool(*m_connection);
-        sbw::RunOptions options;
+        sbw::RunOptions options = newOptions();
         options.code = "print(6*7)\n";
         options.pool = &pool;
         const sbw::RunResult first = sbw::runEphemeral(*m_connection, options, {}, nullptr);
@@ -316,7 +352,7 @@ private Q_SLOTS:
     void deadDaemonIsAClearError()
     {
         sbw::HypervisorConnection nowhere(QStringLiteral("qemu+unix:///system?socket=/nonexistent/libvirt-sock"));
-        sbw::RunOptions options;
+        sbw::RunOptions options = newOptions();
         options.code = "print(1)\n";
         const sbw::RunResult result = sbw::runEphemeral(nowhere, options, {}, nullptr);
         QVERIFY2(result.error.startsWith(QLatin1String("cannot connect to libvirt at")), qPrintable(result.error));

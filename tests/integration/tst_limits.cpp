@@ -356,7 +356,7 @@ private Q_SLOTS:
                                                   "root file system is full"));
         QVERIFY2(sbw::resultText(result).startsWith(
                      QStringLiteral("The disk limit of 4 GiB was hit: the guest's root file system "
-                                   "is full · exit status 1 · boot ")),
+                                   "is full · exit status 1 · restored from the saved microVM in ")),
                  qPrintable(sbw::resultText(result)));
         QCOMPARE(result.cliExitCode(), 1);
         workspaceIsIntact(beside);

@@ -81,6 +81,10 @@ RunPane::RunPane(HypervisorConnection* connection, QWidget* parent)
     buildLayout();
 
     connect(m_controller, &RunController::phaseChanged, this, &RunPane::onPhaseChanged);
+    connect(m_controller, &RunController::queued, this, [this](int ahead, int max) {
+        m_queuedText = queuedText(ahead, max);
+        updateProgressStatus();
+    });
     connect(m_controller, &RunController::outputReceived, m_output, &OutputView::appendOutput);
     connect(m_controller, &RunController::resultReady, this, &RunPane::onResultReady);
     connect(m_controller, &RunController::sessionReady, this,
@@ -461,6 +465,7 @@ bool RunPane::run()
     m_terminalPage->runStarted();
     m_filesPage->runStarted();
     m_phase = RunPhase::Connecting;
+    m_queuedText.clear();
     m_elapsed.start();
     m_tick.start();
     m_busyBar->show();
@@ -511,7 +516,7 @@ void RunPane::updateProgressStatus()
         setStatus(resultText(*m_scriptResult) + tr(" · destroying the microVM…"), {});
         return;
     }
-    QString text = phaseText(m_phase);
+    QString text = m_phase == RunPhase::Queued && !m_queuedText.isEmpty() ? m_queuedText : phaseText(m_phase);
     if (m_cancelling && m_phase != RunPhase::CleaningUp)
         text = tr("Cancelling…");
     const qint64 seconds = m_elapsed.elapsed() / 1000;

@@ -164,6 +164,7 @@ private:
 
     Language m_shownLanguage = Language::Python;
     RunPhase m_phase = RunPhase::Connecting;
+    QString m_queuedText; ///< the queue position while m_phase is Queued
     bool m_cancelling = false;
     std::optional<RunResult> m_scriptResult; ///< set from resultReady() until finished()
     QElapsedTimer m_elapsed;

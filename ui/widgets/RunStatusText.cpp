@@ -20,8 +20,12 @@ QString phaseText(RunPhase phase)
     switch (phase) {
     case RunPhase::Connecting:
         return tr("Connecting…");
+    case RunPhase::Queued:
+        return tr("Waiting for a free microVM…");
     case RunPhase::Preparing:
         return tr("Preparing image…");
+    case RunPhase::SavingState:
+        return tr("Saving a ready microVM for this image (once)…");
     case RunPhase::Booting:
         return tr("Booting microVM…");
     case RunPhase::Running:
@@ -32,6 +36,12 @@ QString phaseText(RunPhase phase)
         break;
     }
     return {};
+}
+
+QString queuedText(int ahead, int maxSandboxes)
+{
+    const QString waiting = ahead == 1 ? tr("1 run ahead") : tr("%1 runs ahead").arg(ahead);
+    return tr("Waiting for a free microVM: %1 (at most %2 at once)…").arg(waiting).arg(maxSandboxes);
 }
 
 QString durationText(qint64 ms)
@@ -74,6 +84,8 @@ QString resultText(const RunResult& result)
 
     if (result.preBooted)
         text += tr(" · pre-booted microVM resumed in %1").arg(durationText(result.bootMs));
+    else if (result.restored)
+        text += tr(" · restored from the saved microVM in %1").arg(durationText(result.bootMs));
     else if (result.bootMs > 0)
         text += tr(" · boot %1").arg(durationText(result.bootMs));
     if (!result.timedOut || limitNote)

@@ -11,6 +11,8 @@ namespace sbw {
 /// "Connecting…", "Preparing image…", "Booting microVM…", "Running…", "Cleaning up…";
 /// empty for RunPhase::Finished (the result replaces it).
 QString phaseText(RunPhase phase);
+/// "Waiting for a free microVM: 2 runs ahead (at most 2 at once)…".
+QString queuedText(int ahead, int maxSandboxes);
 
 /// "850 ms" below a second, "6.42 s" below ten seconds, "73.1 s" above.
 QString durationText(qint64 ms);

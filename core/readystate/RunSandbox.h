@@ -1,0 +1,34 @@
+#pragma once
+
+#include "base/Expected.h"
+#include "sandbox/Sandbox.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+namespace sbw {
+
+class HypervisorConnection;
+
+/// Where an ephemeral run's sandbox comes from.
+enum class SandboxSource
+{
+    Auto,    ///< restored from the saved ready state where it can be, else booted
+    Boot,    ///< always booted (sbw run --boot, baselines)
+    Restore, ///< always restored; a state that cannot be built or loaded fails the run
+};
+
+/// A sandbox for an ephemeral run. Restored (Sandbox::restore) from the ready state of its
+/// options (ReadyStateStore::obtain, which saves one first when there is none and calls
+/// `onSavingState` then) on a local connection; booted (Sandbox::start) on a remote one (the
+/// state's stream is passed to QEMU as a file descriptor, which only a local daemon takes),
+/// when `source` is Boot, or, for Auto, when the state cannot be saved or loaded (logged; a
+/// state that did not load or whose guest did not answer is deleted, the next run saves a new
+/// one). A restored sandbox is returned ready (waitReady() done, reseeded); a booted one is not.
+Expected<std::unique_ptr<Sandbox>> startRunSandbox(HypervisorConnection& connection,
+                                                   const SandboxOptions& options, SandboxSource source,
+                                                   const std::function<void()>& onSavingState,
+                                                   const std::atomic_bool* cancel);
+
+} // namespace sbw

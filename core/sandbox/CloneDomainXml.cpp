@@ -1,0 +1,48 @@
+#include "sandbox/CloneDomainXml.h"
+
+#include "hypervisor/DomainXmlEdit.h"
+
+namespace sbw {
+
+using namespace domain_xml;
+
+namespace {
+
+const QString kQemuNamespace = QStringLiteral("http://libvirt.org/schemas/domain/qemu/1.0");
+
+void addIncomingDefer(QDomDocument& document, QDomElement domain)
+{
+    domain.setAttribute(QStringLiteral("xmlns:qemu"), kQemuNamespace);
+    QDomElement commandline = document.createElement(QStringLiteral("qemu:commandline"));
+    for (const QString& value : {QStringLiteral("-incoming"), QStringLiteral("defer")}) {
+        QDomElement arg = document.createElement(QStringLiteral("qemu:arg"));
+        arg.setAttribute(QStringLiteral("value"), value);
+        commandline.appendChild(arg);
+    }
+    domain.appendChild(commandline);
+}
+
+} // namespace
+
+Expected<QString> cloneDomainXml(const QString& savedXml, const CloneIdentity& clone)
+{
+    auto document = parse(savedXml, QStringLiteral("domain"), "the saved state's definition");
+    if (!document)
+        return document.error();
+    QDomElement domain = document->documentElement();
+    setText(document.value(), domain.firstChildElement(QStringLiteral("name")), clone.name);
+    setChildText(document.value(), domain, QStringLiteral("uuid"), clone.uuid);
+    if (auto set = setDiskSource(domain.firstChildElement(QStringLiteral("devices")), clone.overlay); !set)
+        return makeError(QStringLiteral("the saved state's definition has no disk vda"));
+    if (QDomElement sandbox = sandboxMetadata(domain); !sandbox.isNull()) {
+        setChildText(document.value(), sandbox, QStringLiteral("overlay"), clone.overlay);
+        setChildText(document.value(), sandbox, QStringLiteral("created"),
+                     clone.created.toUTC().toString(Qt::ISODateWithMs));
+    }
+    for (const QDomElement& old : children(domain, QStringLiteral("commandline")))
+        domain.removeChild(old);
+    addIncomingDefer(document.value(), domain);
+    return document->toString();
+}
+
+} // namespace sbw
