@@ -14,9 +14,9 @@
 // (cold page cache) and warm ones.
 
 #include "BenchStats.h"
+#include "RawBoot.h"
 #include "ExecTiming.h"
 #include "TestEnvironment.h"
-#include "base/DataPaths.h"
 #include "guest/GuestSession.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/LibvirtEventLoop.h"
@@ -27,8 +27,6 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QLoggingCategory>
-#include <QProcess>
-#include <QRegularExpression>
 #include <QThread>
 
 #include <algorithm>
@@ -38,23 +36,7 @@
 namespace {
 
 using sbw::test::median;
-
-qint64 rawBootMs(const QString& accel, int vcpus)
-{
-    QProcess process;
-    process.start(QStringLiteral(SBW_SOURCE_DIR "/packaging/guest/boot-raw.sh"),
-                  {QStringLiteral("--accel"), accel, QStringLiteral("--smp"), QString::number(vcpus),
-                   sbw::paths::imagesDir() + QLatin1String("/minimal")});
-    process.waitForFinished(300000);
-    const QString output = QString::fromUtf8(process.readAllStandardOutput());
-    const auto match = QRegularExpression(QStringLiteral("raw boot to ready: (\\d+) ms")).match(output);
-    if (!match.hasMatch()) {
-        std::fprintf(stderr, "boot-raw.sh failed: %s%s\n", qPrintable(output),
-                     process.readAllStandardError().constData());
-        return -1;
-    }
-    return match.captured(1).toLongLong();
-}
+using sbw::test::rawBootMs;
 
 struct TimedRun
 {

@@ -11,8 +11,8 @@
 // Usage: bench_scale [REPETITIONS (default 3)]
 
 #include "BenchStats.h"
+#include "RawBoot.h"
 #include "TestEnvironment.h"
-#include "base/DataPaths.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/LibvirtEventLoop.h"
 #include "readystate/RunSandbox.h"
@@ -22,7 +22,6 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLoggingCategory>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QThread>
 
@@ -33,20 +32,7 @@
 namespace {
 
 using sbw::test::median;
-
-qint64 rawBootMs(const QString& accel, int vcpus)
-{
-    QProcess process;
-    process.start(QStringLiteral(SBW_SOURCE_DIR "/packaging/guest/boot-raw.sh"),
-                  {QStringLiteral("--accel"), accel, QStringLiteral("--smp"), QString::number(vcpus),
-                   sbw::paths::imagesDir() + QLatin1String("/minimal")});
-    process.waitForFinished(600000);
-    const auto match = QRegularExpression(QStringLiteral("raw boot to ready: (\\d+) ms"))
-                           .match(QString::fromUtf8(process.readAllStandardOutput()));
-    if (!match.hasMatch())
-        std::fprintf(stderr, "raw boot failed: %s\n", process.readAllStandardError().right(2000).constData());
-    return match.hasMatch() ? match.captured(1).toLongLong() : -1;
-}
+using sbw::test::rawBootMs;
 
 /// A trivial run from the call to its result; -1 when it failed.
 qint64 runMs(sbw::HypervisorConnection& connection, sbw::SandboxSource source)
