@@ -6,6 +6,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QXmlStreamReader>
 #include <QXmlStreamWriter>
 
 #include <libvirt/libvirt.h>
@@ -272,6 +273,22 @@ QString StoragePool::pathOf(const QString& name) const
     const QByteArray utf8 = name.toUtf8();
     VolPtr vol(pool ? virStorageVolLookupByName(pool.get(), utf8.constData()) : nullptr);
     return vol ? volumePath(vol.get()) : QString();
+}
+
+qint64 StoragePool::modifiedSecs(const QString& name) const
+{
+    PoolPtr pool = lookupPool(m_conn);
+    const QByteArray utf8 = name.toUtf8();
+    VolPtr vol(pool ? virStorageVolLookupByName(pool.get(), utf8.constData()) : nullptr);
+    char* xml = vol ? virStorageVolGetXMLDesc(vol.get(), 0) : nullptr;
+    if (!xml)
+        return 0;
+    QXmlStreamReader reader{QByteArray(xml)};
+    free(xml);
+    while (!reader.atEnd()) // the first <mtime> is the target's: "SECONDS.NANOS"
+        if (reader.readNext() == QXmlStreamReader::StartElement && reader.name() == QLatin1String("mtime"))
+            return reader.readElementText().section(QLatin1Char('.'), 0, 0).toLongLong();
+    return 0;
 }
 
 void StoragePool::refresh()

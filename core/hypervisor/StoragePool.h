@@ -61,6 +61,10 @@ public:
     /// The path of volume `name`; empty when there is none.
     QString pathOf(const QString& name) const;
 
+    /// When volume `name`'s file was last modified (its <timestamps>), seconds since the epoch;
+    /// 0 when there is no such volume.
+    qint64 modifiedSecs(const QString& name) const;
+
     /// Re-reads the folder (sizes and formats of files written outside the storage API).
     void refresh();
 

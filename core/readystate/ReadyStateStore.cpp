@@ -16,12 +16,18 @@
 
 #include <libvirt/libvirt.h>
 
+#include <algorithm>
+#include <functional>
+#include <utility>
+
 namespace sbw {
 namespace {
 
 const QLatin1String kOverlaySuffix(".qcow2");
 const QLatin1String kSaveSuffix(".save");
 const QLatin1String kMarkerSuffix(".ready");
+/// Complete states kept: about 120-250 MB each for 512 MiB sandboxes.
+constexpr qsizetype kMostStates = 4;
 
 Expected<StoragePool> openPool(HypervisorConnection& connection)
 {
@@ -175,14 +181,25 @@ void ReadyStateStore::prune(const Wanted& wanted)
     auto pool = openPool(m_connection);
     if (!pool)
         return;
+    // Older builds of this recipe: never used again.
     const QString current = QStringLiteral("sbw-state-%1-").arg(wanted.buildId);
     QStringList stale;
     for (const QString& volume : pool->volumeNames(readyStatePrefix(wanted.recipeHash)))
         if (!volume.startsWith(current))
             stale << volume.section(QLatin1Char('.'), 0, 0);
+    // Beyond kMostStates complete states (every recipe, every option set), the ones saved
+    // longest ago; never the one just saved.
+    QList<std::pair<qint64, QString>> complete;
+    for (const QString& marker : pool->volumeNames(QStringLiteral("sbw-state-")))
+        if (marker.endsWith(kMarkerSuffix) && marker.chopped(kMarkerSuffix.size()) != wanted.name)
+            complete.append({pool->modifiedSecs(marker), marker.chopped(kMarkerSuffix.size())});
+    std::sort(complete.begin(), complete.end(), std::greater<>());
+    for (qsizetype i = kMostStates - 1; i < complete.size(); ++i)
+        stale << complete.at(i).second;
     stale.removeDuplicates();
     for (const QString& name : stale) {
-        qCInfo(lcRun) << "deleting the ready state of an older image build:" << name;
+        qCInfo(lcRun) << "deleting the ready state" << name << "(an older image build, or past the" << kMostStates
+                      << "kept)";
         discard(name);
     }
 }

@@ -38,7 +38,7 @@ public:
     Expected<Wanted> wanted(const SandboxOptions& options);
 
     /// The state for `options`, built first when there is none (`onBuilding` is called then,
-    /// before the boot). Older builds' states of the same recipe are deleted afterwards.
+    /// before the boot). Then prune() runs.
     /// Errors: as nameFor(), the template's boot or save failed, cancelled.
     Expected<SavedSandboxState> obtain(const SandboxOptions& options, const std::function<void()>& onBuilding,
                                        const std::atomic_bool* cancel);
@@ -52,7 +52,8 @@ public:
 private:
     Expected<SavedSandboxState> build(const Wanted& wanted, const SandboxOptions& options,
                                       const std::atomic_bool* cancel);
-    /// Deletes the volumes of states of the recipe's other builds.
+    /// Deletes the states of the recipe's other builds, and the oldest saved ones beyond four
+    /// (each option set has its own; disk is bounded), keeping `wanted`'s.
     void prune(const Wanted& wanted);
 
     HypervisorConnection& m_connection;

@@ -150,6 +150,34 @@ private Q_SLOTS:
         QVERIFY2(linesA[2] != linesB[2], "the two clones have the same boot id");
     }
 
+    // Every option set has its state; past four, the ones saved longest ago go (disk is bounded).
+    void atMostFourStatesAreKept()
+    {
+        QStringList saved;
+        for (int memoryMiB : {256, 320, 384, 448}) {
+            sbw::RunOptions options;
+            options.language = sbw::Language::Shell;
+            options.code = "true";
+            options.source = sbw::SandboxSource::Restore;
+            options.sandbox.memoryMiB = memoryMiB;
+            const sbw::RunResult result = sbw::runEphemeral(*m_connection, options, {}, nullptr);
+            QVERIFY2(result.error.isEmpty() && result.restored, qPrintable(result.error));
+            auto wanted = sbw::ReadyStateStore(*m_connection).wanted(options.sandbox);
+            QVERIFY(wanted.ok());
+            saved << wanted->name;
+        }
+        auto pool = sbw::StoragePool::open(m_connection->handle(), sbw::isSystemUri(m_connection->uri()));
+        QVERIFY(pool.ok());
+        QStringList complete;
+        for (const QString& volume : pool->volumeNames(QStringLiteral("sbw-state-")))
+            if (volume.endsWith(QLatin1String(".ready")))
+                complete << volume.chopped(6);
+        complete.sort();
+        saved.sort();
+        QCOMPARE(complete, saved);
+        QVERIFY(!stateExists(stateName())); // the default options' state was older
+    }
+
     // Another build of the image (here: the same files with another build time) gets its own
     // state, saved at its first run; the older build's state is deleted then.
     void rebuiltImageSavesANewState()
