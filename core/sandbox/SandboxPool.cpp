@@ -12,7 +12,14 @@ bool sameSandbox(const SandboxOptions& a, const SandboxOptions& b)
            && a.cpuSharePercent == b.cpuSharePercent && a.diskGiB == b.diskGiB;
 }
 
-SandboxPool::SandboxPool(HypervisorConnection& connection) : m_connection(connection) {}
+SandboxPool::SandboxPool(HypervisorConnection& connection, Maker make)
+    : m_connection(connection), m_make(std::move(make))
+{
+    if (!m_make)
+        m_make = [this](const SandboxOptions& options, const std::atomic_bool*) {
+            return Sandbox::start(m_connection, options);
+        };
+}
 
 SandboxPool::~SandboxPool()
 {
@@ -63,8 +70,10 @@ void SandboxPool::refill(const SandboxOptions& options)
         joinBoot();
         m_booting = true;
         m_boot = std::thread([this, options] {
-            auto started = Sandbox::start(m_connection, options);
-            Expected<void> ready = started ? started.value()->waitReady(&m_stop) : started.error();
+            auto started = m_make(options, &m_stop);
+            Expected<void> ready = !started                        ? Expected<void>(started.error())
+                                   : started.value()->sharedSession() ? Expected<void>()
+                                                                      : started.value()->waitReady(&m_stop);
             if (ready) {
                 // The first Python start in a fresh guest reads the interpreter from the disk
                 // and translates its code (TCG): 0.8-1.1 s against 0.3-0.5 s warm. Done here,

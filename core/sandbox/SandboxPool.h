@@ -3,6 +3,7 @@
 #include "sandbox/Sandbox.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -25,7 +26,14 @@ namespace sbw {
 class SandboxPool
 {
 public:
-    explicit SandboxPool(HypervisorConnection& connection);
+    /// How the pool makes a sandbox of some options (a boot, or a restore from the saved ready
+    /// state: readystate/RunSandbox); `cancel` becomes true when the pool is destroyed. The
+    /// sandbox may come ready (its session open) or not; the pool waits for it then.
+    using Maker = std::function<Expected<std::unique_ptr<Sandbox>>(const SandboxOptions& options,
+                                                                  const std::atomic_bool* cancel)>;
+
+    /// Makes its sandboxes with `make`; by default it boots them (Sandbox::start).
+    explicit SandboxPool(HypervisorConnection& connection, Maker make = {});
     /// Stops a boot in progress and destroys the pooled sandbox (blocks until both are done,
     /// about a second under TCG).
     ~SandboxPool();
@@ -58,6 +66,7 @@ private:
     void joinBoot();
 
     HypervisorConnection& m_connection;
+    Maker m_make;
     mutable std::mutex m_mutex;
     std::unique_ptr<Sandbox> m_ready;   ///< paused, session open; guarded by m_mutex
     std::thread m_boot;                 ///< the boot in progress, if joinable

@@ -9,6 +9,7 @@
 #include "mcp/McpHttpAccess.h"
 #include "mcp/McpHttpTransport.h"
 #include "mcp/McpNetworkTool.h"
+#include "readystate/RunSandbox.h"
 #include "mcp/McpServer.h"
 #include "mcp/McpTools.h"
 #include "sandbox/SandboxPool.h"
@@ -19,7 +20,11 @@ namespace sbw {
 
 Workbench::Workbench(HypervisorConnection* connection, QObject* parent)
     : QObject(parent), m_connection(connection),
-      m_sandboxPool(std::make_shared<SandboxPool>(*connection)),
+      m_sandboxPool(std::make_shared<SandboxPool>(
+          *connection,
+          [connection](const SandboxOptions& options, const std::atomic_bool* cancel) {
+              return startRunSandbox(*connection, options, SandboxSource::Auto, {}, cancel);
+          })),
       m_workspaces(new WorkspaceManager(connection, this)),
       m_sampler(new StatsSampler(connection, std::chrono::seconds(1), this))
 {
