@@ -1,6 +1,7 @@
 #include "CliRun.h"
 
 #include "base/WriteAll.h"
+#include "capacity/QueuePosition.h"
 #include "run/RunController.h"
 
 #include <QCoreApplication>
@@ -32,7 +33,7 @@ CliRun::CliRun(HypervisorConnection* connection, bool verbose, QObject* parent)
     connect(m_controller, &RunController::phaseChanged, this, &CliRun::onPhase);
     connect(m_controller, &RunController::queued, this, [this](int ahead, int max) {
         if (m_verbose)
-            note(QStringLiteral("queued: %1 run%2 ahead (at most %3 at once)").arg(ahead).arg(QLatin1String(ahead == 1 ? "" : "s")).arg(max));
+            note(QStringLiteral("queued: ") + queuePositionText(ahead, max));
     });
     connect(m_controller, &RunController::finished, this, &CliRun::onFinished);
     // The microVM is destroyed as usual on the first signal. The third one abandons the
@@ -66,7 +67,8 @@ void CliRun::onFinished(const RunResult& result)
         note(QStringLiteral("artifacts: ") + result.artifactsNote);
     const bool copied = m_outputFolder.isEmpty() || copyArtifacts(result);
     if (m_verbose)
-        note(QStringLiteral("%1 %2 ms, script %3 ms, total %4 ms (domain %5)")
+        note(QStringLiteral("%1%2 %3 ms, script %4 ms, total %5 ms (domain %6)")
+                 .arg(result.queuedMs > 0 ? QStringLiteral("queued %1 ms, ").arg(result.queuedMs) : QString())
                  .arg(result.preBooted  ? QStringLiteral("resume")
                       : result.restored ? QStringLiteral("restore")
                                         : QStringLiteral("boot"))

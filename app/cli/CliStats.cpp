@@ -72,11 +72,11 @@ QByteArray CliStats::table(const StatsTick& tick)
 {
     QString out =
         row(QStringLiteral("NAME"), QStringLiteral("STATE"),
-            {QStringLiteral("CPU %"), QStringLiteral("MEM MiB"), QStringLiteral("RD KiB/s"),
+            {QStringLiteral("CPU %"), QStringLiteral("MEM MiB"), QStringLiteral("RSS MiB"), QStringLiteral("RD KiB/s"),
              QStringLiteral("WR KiB/s"), QStringLiteral("RX KiB/s"), QStringLiteral("TX KiB/s")});
     for (const SandboxSample& s : tick.sandboxes)
         out += row(s.name, domainStateName(s.state),
-                   {cell(s.cpuPercent), cell(s.memoryUsedMiB), cell(s.diskReadBytesPerSec, 1024),
+                   {cell(s.cpuPercent), cell(s.memoryUsedMiB), cell(s.residentMiB), cell(s.diskReadBytesPerSec, 1024),
                     cell(s.diskWriteBytesPerSec, 1024), cell(s.netRxBytesPerSec, 1024),
                     cell(s.netTxBytesPerSec, 1024)});
     const QString memory = tick.host.memoryUsedMiB && tick.host.memoryTotalMiB
@@ -84,7 +84,8 @@ QByteArray CliStats::table(const StatsTick& tick)
                                      .arg(qRound(*tick.host.memoryUsedMiB))
                                      .arg(qRound(*tick.host.memoryTotalMiB))
                                : QStringLiteral("-");
-    out += row(QStringLiteral("(host)"), QString(), {cell(tick.host.cpuPercent), memory});
+    // The host's RSS cell: all sandboxes together.
+    out += row(QStringLiteral("(host)"), QString(), {cell(tick.host.cpuPercent), memory, cell(tick.host.sandboxesResidentMiB)});
     return out.toUtf8();
 }
 
@@ -100,6 +101,7 @@ QByteArray CliStats::json(const StatsTick& tick)
             {QStringLiteral("cpu_percent"), number(s.cpuPercent, 2)},
             {QStringLiteral("memory_used_mib"), number(s.memoryUsedMiB, 2)},
             {QStringLiteral("memory_total_mib"), number(s.memoryTotalMiB, 2)},
+            {QStringLiteral("resident_mib"), number(s.residentMiB, 2)},
             {QStringLiteral("disk_read_bytes_per_sec"), number(s.diskReadBytesPerSec, 0)},
             {QStringLiteral("disk_write_bytes_per_sec"), number(s.diskWriteBytesPerSec, 0)},
             {QStringLiteral("net_rx_bytes_per_sec"), number(s.netRxBytesPerSec, 0)},
@@ -110,6 +112,8 @@ QByteArray CliStats::json(const StatsTick& tick)
         {QStringLiteral("cpu_percent"), number(tick.host.cpuPercent, 2)},
         {QStringLiteral("memory_used_mib"), number(tick.host.memoryUsedMiB, 1)},
         {QStringLiteral("memory_total_mib"), number(tick.host.memoryTotalMiB, 1)},
+        {QStringLiteral("sandboxes_resident_mib"), number(tick.host.sandboxesResidentMiB, 1)},
+        {QStringLiteral("ksm_merged_mib"), number(tick.host.mergedMiB, 1)},
     };
     const QJsonObject object{
         {QStringLiteral("time"),

@@ -152,8 +152,12 @@ void writeDevices(QXmlStreamWriter& xml, const DomainSpec& spec)
     xml.writeAttribute(QStringLiteral("type"), QStringLiteral("usb"));
     xml.writeAttribute(QStringLiteral("model"), QStringLiteral("none"));
 
+    // Free page reporting: the guest hands pages it freed (2 MiB blocks and up) back to the
+    // host, so a sandbox holds what its guest uses rather than everything it ever touched, and
+    // a saved ready state carries no freed pages (they read as zero and are skipped).
     xml.writeStartElement(QStringLiteral("memballoon"));
     xml.writeAttribute(QStringLiteral("model"), QStringLiteral("virtio"));
+    xml.writeAttribute(QStringLiteral("freePageReporting"), QStringLiteral("on"));
     xml.writeEmptyElement(QStringLiteral("stats"));
     xml.writeAttribute(QStringLiteral("period"), QStringLiteral("1"));
     writeRootBusAddress(xml, kSlotBalloon);

@@ -3,6 +3,7 @@
 #include "hypervisor/StoragePool.h"
 #include "hypervisor/VirtError.h"
 
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QThread>
@@ -13,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <cstdlib>
+#include <fcntl.h>
 #include <future>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -95,10 +97,37 @@ Expected<void> waitLoaded(virDomainPtr domain, std::chrono::steady_clock::time_p
     }
 }
 
-} // namespace
+/// The volume's file opened for reading at `offset`, where this process may read it (a pool
+/// on this machine whose files it can open); -1 otherwise.
+int openVolumeAt(const StoragePool& pool, const QString& volume, qint64 offset)
+{
+    const QString path = pool.pathOf(volume);
+    if (path.isEmpty())
+        return -1;
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && ::lseek(fd, offset, SEEK_SET) != offset) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
 
-Expected<void> loadIncomingMigration(virDomainPtr domain, StoragePool& pool, const QString& saveVolume,
-                                     qint64 offset, std::chrono::steady_clock::time_point deadline)
+/// QEMU reads the stream from the file itself: no copy through libvirt's storage stream.
+Expected<void> loadFromFile(virDomainPtr domain, int fd, std::chrono::steady_clock::time_point deadline)
+{
+    auto handed = monitor(domain, qmp("getfd", {{QStringLiteral("fdname"), QLatin1String(kFdName)}}), fd);
+    ::close(fd);
+    if (!handed)
+        return handed.error();
+    const QJsonObject incoming{{QStringLiteral("uri"), QStringLiteral("fd:%1").arg(QLatin1String(kFdName))}};
+    if (auto started = monitor(domain, qmp("migrate-incoming", incoming)); !started)
+        return started.error();
+    return waitLoaded(domain, deadline);
+}
+
+/// QEMU reads the stream from a socket that a thread here feeds through the storage API.
+Expected<void> loadThroughStream(virDomainPtr domain, StoragePool& pool, const QString& saveVolume,
+                                 qint64 offset, std::chrono::steady_clock::time_point deadline)
 {
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
@@ -123,6 +152,16 @@ Expected<void> loadIncomingMigration(virDomainPtr domain, StoragePool& pool, con
     if (!loaded)
         return loaded;
     return sendResult;
+}
+
+} // namespace
+
+Expected<void> loadIncomingMigration(virDomainPtr domain, StoragePool& pool, const QString& saveVolume,
+                                     qint64 offset, std::chrono::steady_clock::time_point deadline)
+{
+    if (const int fd = openVolumeAt(pool, saveVolume, offset); fd >= 0)
+        return loadFromFile(domain, fd, deadline);
+    return loadThroughStream(domain, pool, saveVolume, offset, deadline);
 }
 
 } // namespace sbw

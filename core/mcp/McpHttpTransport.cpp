@@ -71,6 +71,64 @@ void respondJson(QTcpSocket* socket, int status, const QJsonObject& message,
             QJsonDocument(message).toJson(QJsonDocument::Compact), headers);
 }
 
+/// One POST's answer: a JSON body, or, once a notification belongs to the request (progress),
+/// an event stream (text/event-stream, chunked) that carries the notifications and then the
+/// response, and ends (MCP Streamable HTTP lets a server answer a request either way).
+class PostAnswer
+{
+public:
+    PostAnswer(QTcpSocket* socket, bool canStream) : m_socket(socket), m_canStream(canStream) {}
+
+    /// A notification of the request: starts the stream if need be. Dropped for a client that
+    /// does not accept a stream.
+    void notify(const QJsonObject& message)
+    {
+        if (!m_canStream)
+            return;
+        if (!m_streaming) {
+            m_streaming = true;
+            writeHead();
+        }
+        writeEvent(message);
+    }
+
+    /// The response: the last event of the stream, or the whole body with `headers` (a stream
+    /// never starts before initialize's answer, the only one with headers of its own).
+    void respond(const QJsonObject& message, const Headers& headers)
+    {
+        if (!m_streaming) {
+            respondJson(m_socket.data(), 200, message, headers);
+            return;
+        }
+        writeEvent(message);
+        write("0\r\n\r\n");
+    }
+
+private:
+    void writeHead()
+    {
+        write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+              "Transfer-Encoding: chunked\r\n\r\n");
+    }
+
+    void writeEvent(const QJsonObject& message)
+    {
+        const QByteArray event =
+            "event: message\ndata: " + QJsonDocument(message).toJson(QJsonDocument::Compact) + "\n\n";
+        write(QByteArray::number(event.size(), 16) + "\r\n" + event + "\r\n");
+    }
+
+    void write(const QByteArray& bytes)
+    {
+        if (m_socket && m_socket->state() == QAbstractSocket::ConnectedState)
+            m_socket->write(bytes);
+    }
+
+    QPointer<QTcpSocket> m_socket;
+    bool m_canStream;
+    bool m_streaming = false;
+};
+
 } // namespace
 
 /// Qt HttpServer's request parsing, with the socket handed to the transport.
@@ -213,7 +271,6 @@ void McpHttpTransport::post(const QHttpServerRequest& request, QTcpSocket* socke
     }
     // The answer may come much later (a call waiting for approval); the client may be gone then.
     // A client whose connection closes before its answer has given up: its call is cancelled.
-    QPointer<QTcpSocket> held(socket);
     QPointer<McpServer> server(m_server);
     auto watch = std::make_shared<QMetaObject::Connection>();
     *watch = connect(socket, &QAbstractSocket::disconnected, m_server,
@@ -222,14 +279,19 @@ void McpHttpTransport::post(const QHttpServerRequest& request, QTcpSocket* socke
                              session, requestId,
                              QStringLiteral("its HTTP connection closed before the answer"));
                      });
+    auto answer = std::make_shared<PostAnswer>(socket, request.value("Accept").contains("text/event-stream"));
     m_server->handle(
         session, message,
-        [held, headers, initialize, session, server, watch](const QJsonObject& answer) {
+        [answer, headers, initialize, session, server, watch](const QJsonObject& reply) {
+            if (mcp::isNotification(reply)) {
+                answer->notify(reply);
+                return;
+            }
             QObject::disconnect(*watch);
-            const bool failed = answer.contains(QLatin1String("error"));
+            const bool failed = reply.contains(QLatin1String("error"));
             if (initialize && failed && server)
                 server->closeSession(session);
-            respondJson(held.data(), 200, answer, initialize && failed ? Headers{} : headers);
+            answer->respond(reply, initialize && failed ? Headers{} : headers);
         });
 }
 

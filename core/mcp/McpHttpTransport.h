@@ -14,8 +14,10 @@ class McpServer;
 
 /// MCP's Streamable HTTP transport (revision 2025-06-18) for an McpServer, on 127.0.0.1 only:
 /// POST /mcp carries one JSON-RPC message and is answered with one JSON response
-/// (application/json; no SSE streams are offered, so GET is 405), 202 for notifications;
-/// DELETE /mcp ends the session.
+/// (application/json), or, when notifications belong to the request (progress of a tools/call
+/// that asked for it) and the client accepts text/event-stream, with an SSE stream of those
+/// notifications and then the response, which ends it; 202 for notifications. No stream of the
+/// server's own is offered (GET is 405). DELETE /mcp ends the session.
 ///
 /// Every request passes checkMcpHttpAccess() first (Host and Origin against DNS rebinding:
 /// 403; bearer token: 401). The initialize request opens a session whose id comes back in

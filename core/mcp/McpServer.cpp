@@ -413,8 +413,12 @@ void McpServer::callTool(Session& session, const QJsonValue& id, const QJsonObje
     call.request = prepared.value();
     call.request.actor = actor;
     const quint64 number = m_nextCall++;
+    QJsonValue progressToken =
+        params.value(QLatin1String("_meta")).toObject().value(QLatin1String("progressToken"));
+    if (!progressToken.isString() && !progressToken.isDouble())
+        progressToken = QJsonValue::Undefined;
     m_calls.emplace(number, Call{session.info.sessionId, id, session.info.name, structured, reply,
-                                 std::make_shared<McpCallState>(), nullptr});
+                                 std::make_shared<McpCallState>(), nullptr, progressToken});
     if (tool->resolve)
         resolve(number, *tool, call);
     else
@@ -513,6 +517,11 @@ void McpServer::runAllowed(quint64 number, const McpTool& tool, const McpCall& a
     std::shared_ptr<McpCallState> state = m_calls.at(number).state;
     call.log = row.get();
     call.cancel = &state->cancel;
+    // The workers are waited for before the server goes, so `this` outlives every call.
+    call.progress = [this, number](const QString& message) {
+        QMetaObject::invokeMethod(this, [this, number, message] { notifyProgress(number, message); },
+                                  Qt::QueuedConnection);
+    };
     std::optional<PreviewedOutcome> previewed = decision.previewed;
     auto work = [tool, call, row, state, previewed] {
         McpToolResult result = previewed ? previewedResult(call, *previewed) : tool.run(call);
@@ -535,6 +544,22 @@ void McpServer::answer(quint64 number, const McpToolResult& result)
     m_calls.erase(found);
     if (call.state->reason().isEmpty())
         call.reply(resultMessage(call.requestId, mcpCallResult(result, call.structured)));
+}
+
+void McpServer::notifyProgress(quint64 number, const QString& message)
+{
+    const auto found = m_calls.find(number);
+    if (found == m_calls.end())
+        return;
+    Call& call = found->second;
+    if (call.progressToken.isUndefined() || !call.state->reason().isEmpty())
+        return;
+    const QJsonObject params{{QStringLiteral("progressToken"), call.progressToken},
+                             {QStringLiteral("progress"), ++call.progressCount},
+                             {QStringLiteral("message"), message}};
+    call.reply({{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                {QStringLiteral("method"), QStringLiteral("notifications/progress")},
+                {QStringLiteral("params"), params}});
 }
 
 void McpServer::cancel(quint64 number, const QString& why)

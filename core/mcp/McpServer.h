@@ -61,6 +61,11 @@ struct McpClientInfo
 /// NAME): REASON"); a call still resolving is dropped before the gate (a Cancelled row). A
 /// cancelled call is never answered.
 ///
+/// Progress: a tools/call whose params._meta.progressToken is a string or a number gets
+/// notifications/progress for it while it runs (McpCall::progress; run_code: each phase, and its
+/// place in the queue while every place for a microVM is taken), `progress` counting 1, 2, …
+/// and `message` saying what happens; never after the call was answered or cancelled.
+///
 /// Replies carry large values once: for a session at revision 2025-06-18 (which knows
 /// structuredContent) the text block is the JSON of structuredContent without the tool's
 /// McpToolResult::structuredOnly values (each replaced by where it is); for older revisions
@@ -100,8 +105,9 @@ public:
 
     using Reply = std::function<void(const QJsonObject& message)>;
     /// Handles one parsed JSON-RPC message of session `sessionId`. For a request, `reply` is
-    /// called exactly once with the response, possibly later (tools/call); for notifications
-    /// and responses it is never called.
+    /// called with the notifications that belong to it (notifications/progress, messages
+    /// without an id), then exactly once with the response, possibly later (tools/call); for
+    /// notifications and responses it is never called.
     void handle(const QString& sessionId, const QJsonValue& message, const Reply& reply);
 
 Q_SIGNALS:
@@ -126,6 +132,8 @@ private:
         Reply reply;
         std::shared_ptr<McpCallState> state;   ///< shared with the worker that runs it
         QPointer<ActionWithdrawal> withdrawal; ///< while the gate decides
+        QJsonValue progressToken; ///< params._meta.progressToken; undefined when not asked for
+        int progressCount = 0;    ///< notifications/progress sent so far
     };
 
     void handleNotification(const QString& sessionId, const Session& session,
@@ -140,6 +148,8 @@ private:
     void runAllowed(quint64 number, const McpTool& tool, const McpCall& call,
                     const GateDecision& decision);
     void answer(quint64 number, const McpToolResult& result);
+    /// Sends call `number`'s client a notifications/progress with `message`, if it asked.
+    void notifyProgress(quint64 number, const QString& message);
     /// Cancels call `number` with `why` (the text of its row's error).
     void cancel(quint64 number, const QString& why);
     /// Cancels the call of `sessionId` whose request id is `requestId`, if there is one.

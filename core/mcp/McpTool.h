@@ -25,6 +25,11 @@ struct McpCall
     /// (exec kills the command's process group, run_code destroys its microVM). Its answer is
     /// never sent; the row ends as the result's `end` says (Cancelled for a stopped command).
     const std::atomic_bool* cancel = nullptr;
+    /// Tells a client that asked for progress (the request's params._meta.progressToken) how a
+    /// long call goes: a notifications/progress with `message` ("queued: 1 run ahead; …") and a
+    /// count that grows by one each time. Does nothing for clients that did not ask, or once
+    /// the call is cancelled. May be called from any thread; null outside the server.
+    std::function<void(const QString& message)> progress;
     /// How the gate let it through: Approved when a person approved it (a workspace set to
     /// checkpoint before approved actions then takes one first, checkpointBeforeApproved()).
     Approval approval = Approval::Auto;

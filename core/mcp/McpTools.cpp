@@ -1,6 +1,7 @@
 #include "mcp/McpTools.h"
 
 #include "approval/Policy.h"
+#include "capacity/QueuePosition.h"
 #include "browser/BrowserSession.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "log/LoggedAction.h"
@@ -213,6 +214,16 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         };
         callbacks.onStderr = [&call](QByteArrayView bytes) {
             call.log->output(OutputStream::Stderr, bytes);
+        };
+        // Progress for clients that ask: each phase (the first run of an image saves its ready
+        // state for seconds) and the place in the queue while every place is taken.
+        callbacks.onPhase = [&call](RunPhase phase) {
+            if (call.progress && phase != RunPhase::Queued && phase != RunPhase::Finished)
+                call.progress(phaseName(phase));
+        };
+        callbacks.onQueued = [&call](int ahead, int maxSandboxes) {
+            if (call.progress)
+                call.progress(QStringLiteral("queued: ") + queuePositionText(ahead, maxSandboxes));
         };
         // A cancel (the client's) stops the run and destroys its microVM.
         const RunResult run =

@@ -8,7 +8,7 @@ namespace {
 
 /// Bumped when the domains runs get change shape (devices, their addresses): the old states'
 /// memory would not load into the new shape.
-constexpr int kDomainShapeVersion = 1;
+constexpr int kDomainShapeVersion = 2;
 
 } // namespace
 

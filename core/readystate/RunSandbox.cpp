@@ -9,20 +9,29 @@ namespace sbw {
 
 Expected<std::unique_ptr<Sandbox>> startRunSandbox(HypervisorConnection& connection,
                                                    const SandboxOptions& options, SandboxSource source,
-                                                   const std::function<void()>& onSavingState,
+                                                   const std::function<void(RunSandboxStep)>& onStep,
                                                    const std::atomic_bool* cancel)
 {
-    if (source == SandboxSource::Boot || (source == SandboxSource::Auto && !isLocalUri(connection.uri())))
+    const auto step = [&onStep](RunSandboxStep s) {
+        if (onStep)
+            onStep(s);
+    };
+    const auto boot = [&] {
+        step(RunSandboxStep::Booting);
         return Sandbox::start(connection, options);
+    };
+    if (source == SandboxSource::Boot || (source == SandboxSource::Auto && !isLocalUri(connection.uri())))
+        return boot();
     const auto cancelled = [cancel] { return cancel && *cancel; };
     ReadyStateStore store(connection);
-    auto state = store.obtain(options, onSavingState, cancel);
+    auto state = store.obtain(options, [&] { step(RunSandboxStep::SavingState); }, cancel);
     if (!state) {
         if (source == SandboxSource::Restore || cancelled())
             return state.error();
         qCWarning(lcRun) << "no ready state, booting instead:" << state.error().message;
-        return Sandbox::start(connection, options);
+        return boot();
     }
+    step(RunSandboxStep::Restoring);
     auto restored = Sandbox::restore(connection, options, state.value());
     if (restored) {
         // Here rather than in the run, so that a state whose guest does not answer or cannot be
@@ -36,7 +45,7 @@ Expected<std::unique_ptr<Sandbox>> startRunSandbox(HypervisorConnection& connect
     store.discard(state->name);
     if (source == SandboxSource::Restore)
         return restored;
-    return Sandbox::start(connection, options);
+    return boot();
 }
 
 } // namespace sbw

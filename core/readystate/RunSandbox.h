@@ -19,16 +19,25 @@ enum class SandboxSource
     Restore, ///< always restored; a state that cannot be built or loaded fails the run
 };
 
+/// What startRunSandbox() is doing, as it begins each step.
+enum class RunSandboxStep
+{
+    SavingState, ///< booting and saving the ready state of these options (once)
+    Restoring,   ///< restoring a new domain from the ready state, then reseeding its guest
+    Booting,     ///< starting a new domain from the image (its guest is not waited for)
+};
+
 /// A sandbox for an ephemeral run. Restored (Sandbox::restore) from the ready state of its
-/// options (ReadyStateStore::obtain, which saves one first when there is none and calls
-/// `onSavingState` then) on a local connection; booted (Sandbox::start) on a remote one (the
+/// options (ReadyStateStore::obtain, which saves one first when there is none) on a local
+/// connection; booted (Sandbox::start) on a remote one (the
 /// state's stream is passed to QEMU as a file descriptor, which only a local daemon takes),
 /// when `source` is Boot, or, for Auto, when the state cannot be saved or loaded (logged; a
 /// state that did not load or whose guest did not answer is deleted, the next run saves a new
 /// one). A restored sandbox is returned ready (waitReady() done, reseeded); a booted one is not.
+/// `onStep` (may be empty) is called on this thread as each step begins.
 Expected<std::unique_ptr<Sandbox>> startRunSandbox(HypervisorConnection& connection,
                                                    const SandboxOptions& options, SandboxSource source,
-                                                   const std::function<void()>& onSavingState,
+                                                   const std::function<void(RunSandboxStep)>& onStep,
                                                    const std::atomic_bool* cancel);
 
 } // namespace sbw

@@ -168,7 +168,9 @@ QString phaseName(RunPhase phase)
     case RunPhase::Queued:
         return QStringLiteral("queued");
     case RunPhase::SavingState:
-        return QStringLiteral("saving a ready state");
+        return QStringLiteral("saving a ready microVM for this image (once)");
+    case RunPhase::Restoring:
+        return QStringLiteral("restoring the saved microVM");
     case RunPhase::Booting:
         return QStringLiteral("booting");
     case RunPhase::Running:
@@ -310,6 +312,8 @@ private:
     bool acquire()
     {
         const int max = maxSandboxes(m_options.maxSandboxes, m_options.sandbox.memoryMiB);
+        QElapsedTimer waited;
+        waited.start();
         bool queued = false;
         auto slot = SandboxSlot::acquire(max, [&](int ahead) {
             if (!std::exchange(queued, true))
@@ -317,6 +321,8 @@ private:
             if (m_callbacks.onQueued)
                 m_callbacks.onQueued(ahead, max);
         }, m_cancel);
+        if (queued)
+            m_result.queuedMs = waited.elapsed();
         if (!slot)
             return fail(cancelled() ? QString() : slot.error().message);
         m_slot.emplace(std::move(slot.value()));
@@ -326,7 +332,7 @@ private:
         m_result.preBooted = m_sandbox != nullptr;
         if (!m_sandbox) {
             auto started = startRunSandbox(m_connection, m_options.sandbox, m_options.source,
-                                           [this] { phase(RunPhase::SavingState); }, m_cancel);
+                                           [this](RunSandboxStep step) { sandboxStep(step); }, m_cancel);
             if (!started)
                 return fail(cancelled() ? QString() : started.error().message);
             m_sandbox = std::move(started.value());
@@ -341,8 +347,6 @@ private:
     bool boot()
     {
         if (!m_result.preBooted && !m_result.restored) {
-            phase(RunPhase::Booting);
-            m_boot.restart();
             if (auto ready = m_sandbox->waitReady(m_cancel); !ready)
                 return fail(cancelled() ? QString() : ready.error().message);
         }
@@ -525,6 +529,24 @@ private:
     {
         m_error = std::move(error);
         return false;
+    }
+
+    /// The phase of what startRunSandbox() begins; the boot time counts from a restore's or a
+    /// boot's start (not from saving the state).
+    void sandboxStep(RunSandboxStep step)
+    {
+        switch (step) {
+        case RunSandboxStep::SavingState:
+            phase(RunPhase::SavingState);
+            return;
+        case RunSandboxStep::Restoring:
+            phase(RunPhase::Restoring);
+            break;
+        case RunSandboxStep::Booting:
+            phase(RunPhase::Booting);
+            break;
+        }
+        m_boot.restart();
     }
 
     void phase(RunPhase p)

@@ -79,9 +79,10 @@ enum class RunPhase
 {
     Connecting, ///< opening the libvirt connection
     Queued,     ///< every place for a sandbox is taken: waiting (RunCallbacks::onQueued)
-    Preparing,  ///< loading the image, staging it into the pool, creating the overlay; restoring
+    Preparing,  ///< loading the image, staging it into the pool, finding the ready state
     SavingState, ///< booting and saving the ready state of these options (first run only)
-    Booting,    ///< domain started, waiting for the guest's SSH channel (booted sandboxes)
+    Restoring,  ///< restoring a domain from the ready state and reseeding its guest
+    Booting,    ///< starting a domain from the image and waiting for the guest's SSH channel
     Running,    ///< script running
     CleaningUp, ///< destroying the domain and deleting the overlay
     Finished
@@ -133,7 +134,8 @@ struct RunResult
     /// included), or why that is unknown; not tracked when the script did not run.
     FileChanges fileChanges;
     QString domainName;            ///< the libvirt domain used, for logs
-    qint64 bootMs = 0;             ///< domain start → SSH session ready (pre-booted: the resume)
+    qint64 queuedMs = 0;           ///< waiting for a place (RunPhase::Queued); 0 when one was free
+    qint64 bootMs = 0;             ///< restore or boot start → SSH session ready (pre-booted: the resume)
     bool preBooted = false;        ///< the sandbox came from RunOptions::pool
     bool restored = false;         ///< it was restored from a saved ready state, not booted
     qint64 wallMs = 0;             ///< script start → script end

@@ -16,6 +16,7 @@
 #include "sandbox/SandboxLimits.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QRandomGenerator>
 #include <QThread>
 #include <QTimeZone>
@@ -181,10 +182,13 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::startAs(HypervisorConnection& connec
 Expected<std::unique_ptr<Sandbox>> Sandbox::restore(HypervisorConnection& connection,
                                                     const SandboxOptions& options, const SavedSandboxState& state)
 {
+    QElapsedTimer timer;
+    timer.start();
     auto prepared = prepare(connection, options, newRunName());
     if (!prepared)
         return prepared.error();
     std::unique_ptr<Sandbox> sandbox = std::move(prepared.value());
+    const qint64 preparedMs = timer.elapsed();
     const QString overlayVolume = sandbox->m_name + kOverlaySuffix;
     auto overlay = sandbox->m_pool->createOverlayOn(overlayVolume, state.overlayPath, state.diskBytes);
     if (!overlay)
@@ -201,13 +205,17 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::restore(HypervisorConnection& connec
                                            VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
     if (!sandbox->m_domain)
         return virtError(QStringLiteral("cannot start the sandbox's domain"));
+    const qint64 startedMs = timer.elapsed();
     const auto deadline = std::chrono::steady_clock::now() + sandbox->m_readyTimeout;
     if (auto loaded = loadIncomingMigration(sandbox->m_domain, *sandbox->m_pool, state.saveVolume, state.streamOffset, deadline);
         !loaded)
         return loaded.error();
+    const qint64 loadedMs = timer.elapsed();
     if (auto resumed = sandbox->resume(); !resumed)
         return resumed.error();
-    qCInfo(lcRun) << "restored domain" << sandbox->m_name << "from" << state.name;
+    qCInfo(lcRun) << "restored domain" << sandbox->m_name << "from" << state.name << "in" << timer.elapsed()
+                  << "ms: prepared" << preparedMs << "ms, domain started" << startedMs - preparedMs
+                  << "ms, memory loaded" << loadedMs - startedMs << "ms";
     return sandbox;
 }
 
@@ -248,9 +256,13 @@ Expected<void> Sandbox::waitReady(const std::atomic_bool* cancel)
         return session.error();
     }
     m_session = std::move(session.value());
-    if (m_restored)
-        return freshenGuest(*m_session);
-    return {};
+    if (!m_restored)
+        return {};
+    QElapsedTimer freshening;
+    freshening.start();
+    auto freshened = freshenGuest(*m_session);
+    qCInfo(lcRun) << "guest of" << m_name << "reseeded in" << freshening.elapsed() << "ms";
+    return freshened;
 }
 
 Expected<void> Sandbox::suspend()

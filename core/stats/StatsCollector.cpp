@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
 #include <vector>
 
 namespace sbw {
@@ -44,6 +45,26 @@ int vcpusOf(virDomainPtr domain)
     return virDomainGetInfo(domain, &info) == 0 ? std::max<int>(info.nrVirtCpu, 1) : 1;
 }
 
+/// KSM's shm_pages_sharing (virNodeGetMemoryParameters); empty where the host has no KSM.
+std::optional<quint64> readMergedPages(virConnectPtr conn)
+{
+    int count = 0;
+    if (virNodeGetMemoryParameters(conn, nullptr, &count, 0) < 0 || count <= 0) {
+        virResetLastError();
+        return std::nullopt;
+    }
+    std::vector<virTypedParameter> params(static_cast<size_t>(count));
+    if (virNodeGetMemoryParameters(conn, params.data(), &count, 0) < 0) {
+        virResetLastError();
+        return std::nullopt;
+    }
+    unsigned long long pages = 0;
+    const bool found = virTypedParamsGetULLong(params.data(), count,
+                                               VIR_NODE_MEMORY_SHARED_PAGES_SHARING, &pages) == 1;
+    virTypedParamsClear(params.data(), count);
+    return found ? std::optional<quint64>(pages) : std::nullopt;
+}
+
 std::optional<HostCounters> readHost(virConnectPtr conn)
 {
     HostCounters host;
@@ -79,6 +100,7 @@ std::optional<HostCounters> readHost(virConnectPtr conn)
                  field == VIR_NODE_MEMORY_STATS_CACHED)
             host.memoryFreeKiB += value;
     }
+    host.mergedPages = readMergedPages(conn);
     return host;
 }
 
@@ -135,6 +157,9 @@ Expected<StatsTick> StatsCollector::collect(virConnectPtr conn)
         tick.host = hostSample(m_host ? &*m_host : nullptr, *host);
     }
     tick.host.timeMs = tick.timeMs;
+    for (const SandboxSample& sandbox : std::as_const(tick.sandboxes))
+        if (sandbox.residentMiB)
+            tick.host.sandboxesResidentMiB = tick.host.sandboxesResidentMiB.value_or(0) + *sandbox.residentMiB;
     m_host = host;
     return tick;
 }

@@ -16,7 +16,8 @@ namespace sbw {
 ///
 /// Per call: one virConnectGetAllDomainStats (state, cpu-total, balloon, block, interface;
 /// NOWAIT, so a domain busy with another job is reported without the figures that need the
-/// job instead of blocking), virNodeGetCPUStats and virNodeGetMemoryStats. Domains count as the
+/// job instead of blocking), virNodeGetCPUStats, virNodeGetMemoryStats and
+/// virNodeGetMemoryParameters (KSM). Domains count as the
 /// workbench's when they carry its <metadata> namespace (kMetadataNamespace); that and the vCPU
 /// count are looked up once per domain UUID (virDomainGetMetadata, virDomainGetInfo) and
 /// cached. Shut-off domains also get virDomainHasManagedSaveImage (hibernated or not).

@@ -67,6 +67,8 @@ DomainCounters parseDomainCounters(const virTypedParameterPtr params, int count)
             counters.balloonAvailableKiB = unsignedValue(param);
         else if (field == "balloon.unused")
             counters.balloonUnusedKiB = unsignedValue(param);
+        else if (field == "balloon.rss")
+            counters.balloonRssKiB = unsignedValue(param);
         else if (isIndexed(field, "block.", ".rd.bytes"))
             add(counters.diskReadBytes, unsignedValue(param));
         else if (isIndexed(field, "block.", ".wr.bytes"))
@@ -99,6 +101,8 @@ SandboxSample sandboxSample(const DomainCounters* previous, const DomainCounters
         sample.memoryUsedMiB = double(available - unused) / 1024.0;
         sample.memoryTotalMiB = double(available) / 1024.0;
     }
+    if (current.balloonRssKiB)
+        sample.residentMiB = double(*current.balloonRssKiB) / 1024.0;
     sample.diskReadBytesPerSec = rate(before.diskReadBytes, current.diskReadBytes, elapsedNs);
     sample.diskWriteBytesPerSec = rate(before.diskWriteBytes, current.diskWriteBytes, elapsedNs);
     sample.netRxBytesPerSec = rate(before.netRxBytes, current.netRxBytes, elapsedNs);
@@ -115,6 +119,10 @@ HostSample hostSample(const HostCounters* previous, const HostCounters& current)
         const double total = double(current.cpuTotalNs - previous->cpuTotalNs);
         sample.cpuPercent = std::clamp(busy / total * 100.0, 0.0, 100.0);
     }
+    // libvirt reports merged pages as a count; x86-64 hosts, the only ones sandboxes run on,
+    // merge pages of 4 KiB.
+    if (current.mergedPages)
+        sample.mergedMiB = double(*current.mergedPages) * 4.0 / 1024.0;
     if (current.memoryTotalKiB == 0)
         return sample;
     sample.memoryTotalMiB = double(current.memoryTotalKiB) / 1024.0;

@@ -22,6 +22,10 @@ struct SandboxSample
     std::optional<double> cpuPercent;     ///< 0–100, share of its vCPUs' time (all of them = 100)
     std::optional<double> memoryUsedMiB;  ///< balloon available − unused (guest's view)
     std::optional<double> memoryTotalMiB; ///< balloon available (RAM the guest can use)
+    /// The host memory its QEMU process holds ("balloon.rss", resident set): what the sandbox
+    /// costs the host, guest RAM it touched plus QEMU's own (translation cache under TCG). Pages
+    /// the host merged (KSM) count in every sandbox that maps them.
+    std::optional<double> residentMiB;
     std::optional<double> diskReadBytesPerSec;  ///< sum over all disks
     std::optional<double> diskWriteBytesPerSec; ///< sum over all disks
     std::optional<double> netRxBytesPerSec;     ///< sum over all interfaces (none by default)
@@ -35,6 +39,12 @@ struct HostSample
     std::optional<double> cpuPercent; ///< 0–100, all host CPUs together; empty on the first tick
     std::optional<double> memoryUsedMiB;  ///< total − free − buffers − cached
     std::optional<double> memoryTotalMiB; ///< empty when the driver does not report memory
+    /// The sum of the sampled sandboxes' SandboxSample::residentMiB; empty when none has one.
+    std::optional<double> sandboxesResidentMiB;
+    /// What kernel same-page merging saves: pages that map a merged page but need no copy of
+    /// their own (virNodeGetMemoryParameters' shm_pages_sharing, pages of 4 KiB); empty where
+    /// the host does not report it.
+    std::optional<double> mergedMiB;
 };
 
 /// Everything one sampling tick produced: the host and every sandbox the workbench owns.

@@ -72,6 +72,28 @@ private Q_SLOTS:
         QCOMPARE(cpu.constLast().x(), qreal(history.constLast().timeMs));
         QCOMPARE(cpu.constLast().y(), *history.constLast().cpuPercent);
         QVERIFY(m_pane->memoryChart()->lines().at(0)->count() >= 3);
+        // Beside the guest's view, what its QEMU process holds on the host: tens of MiB at least.
+        const QList<QPointF> resident = m_pane->memoryChart()->lines().at(1)->points();
+        QCOMPARE(resident.size(), history.size());
+        QCOMPARE(resident.constLast().y(), *history.constLast().residentMiB);
+        QVERIFY2(resident.constLast().y() > 20, qPrintable(QString::number(resident.constLast().y())));
+        // All sandboxes of the last tick together, and the title with the latest figures.
+        const sbw::HostSample host = m_sampler->hostHistory().constLast();
+        double sum = 0;
+        int counted = 0;
+        for (const QString& uuid : m_sampler->sandboxes()) {
+            const sbw::SandboxSample last = m_sampler->history(uuid).constLast();
+            if (last.timeMs == host.timeMs && last.residentMiB) {
+                sum += *last.residentMiB;
+                ++counted;
+            }
+        }
+        QCOMPARE(m_pane->hostMemoryChart()->lines().at(0)->points().constLast().y(), sum);
+        QString title = counted == 1 ? QStringLiteral("Sandboxes' memory on the host: 1 holds %1 MiB").arg(qRound(sum))
+                                     : QStringLiteral("Sandboxes' memory on the host: %1 hold %2 MiB").arg(counted).arg(qRound(sum));
+        if (host.mergedMiB)
+            title += QStringLiteral("; KSM saves %1 MiB").arg(qRound(*host.mergedMiB));
+        QCOMPARE(m_pane->hostMemoryChart()->chart()->title(), title);
         QCOMPARE(m_pane->diskChart()->lines().size(), 2);
         QVERIFY(m_pane->diskChart()->lines().at(1)->count() >= 2);
         QVERIFY(m_pane->cpuChart()->spans().isEmpty());

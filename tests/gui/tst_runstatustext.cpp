@@ -24,8 +24,11 @@ void TestRunStatusText::phases()
     QCOMPARE(phaseText(RunPhase::Queued), QStringLiteral("Waiting for a free microVM…"));
     QCOMPARE(phaseText(RunPhase::Preparing), QStringLiteral("Preparing image…"));
     QCOMPARE(phaseText(RunPhase::SavingState), QStringLiteral("Saving a ready microVM for this image (once)…"));
-    QCOMPARE(queuedText(1, 2), QStringLiteral("Waiting for a free microVM: 1 run ahead (at most 2 at once)…"));
-    QCOMPARE(queuedText(3, 8), QStringLiteral("Waiting for a free microVM: 3 runs ahead (at most 8 at once)…"));
+    QCOMPARE(phaseText(RunPhase::Restoring), QStringLiteral("Restoring the saved microVM…"));
+    QCOMPARE(queuedText(0, 1), QStringLiteral("Waiting for a free microVM: next; waiting for the running microVM to end…"));
+    QCOMPARE(queuedText(0, 2), QStringLiteral("Waiting for a free microVM: next; waiting for one of the 2 running microVMs to end…"));
+    QCOMPARE(queuedText(1, 2), QStringLiteral("Waiting for a free microVM: 1 run ahead; at most 2 at once…"));
+    QCOMPARE(queuedText(3, 8), QStringLiteral("Waiting for a free microVM: 3 runs ahead; at most 8 at once…"));
     QCOMPARE(phaseText(RunPhase::Booting), QStringLiteral("Booting microVM…"));
     QCOMPARE(phaseText(RunPhase::Running), QStringLiteral("Running…"));
     QCOMPARE(phaseText(RunPhase::CleaningUp), QStringLiteral("Cleaning up…"));
@@ -70,6 +73,13 @@ void TestRunStatusText::results_data()
                               << QStringLiteral("Finished: exit status 0 · restored from the saved microVM "
                                                 "in 1.84 s · script 85 ms")
                               << int(ResultKind::Success);
+
+    RunResult queued = restored;
+    queued.queuedMs = 3200;
+    QTest::newRow("queued") << queued
+                            << QStringLiteral("Finished: exit status 0 · waited 3.20 s for a free microVM · restored "
+                                              "from the saved microVM in 1.84 s · script 85 ms")
+                            << int(ResultKind::Success);
 
     RunResult failed = ok;
     failed.exitStatus = 3;

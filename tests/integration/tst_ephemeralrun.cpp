@@ -312,8 +312,8 @@ private Q_SLOTS:
 
     // A pool: the first run boots its own microVM, then the pool boots the next one and
     // pauses it; the second run takes it (resumed, output exact, the VM gone afterwards). A
-    // run of other limits does not take it; turning the pool off and destroying it leave
-    // nothing (checked by cleanup()).
+    // run of other limits does not take it. A pool of two fills up to two at once; turning
+    // the pool off and destroying it leave nothing (checked by cleanup()).
     void preBootedSandboxServesTheNextRun()
     {
         sbw::SandboxPool pool(*m_connection);
@@ -344,7 +344,15 @@ private Q_SLOTS:
         QVERIFY(!sbw::test::runDomains(m_connection->uri()).contains(second.domainName));
 
         QTRY_VERIFY_WITH_TIMEOUT(pool.hasReady(), 180000); // the third microVM
-        pool.setEnabled(false);
+        pool.setSize(2);
+        QTRY_COMPARE_WITH_TIMEOUT(pool.readyCount(), 2, 180000);
+        const QStringList two = sbw::test::runDomains(m_connection->uri());
+        QCOMPARE(two.size(), 2);
+        for (const QString& name : two)
+            QCOMPARE(domainState(name), int(VIR_DOMAIN_PAUSED));
+        QVERIFY(pool.take(options.sandbox) != nullptr); // destroyed here
+        QCOMPARE(pool.readyCount(), 1);
+        pool.setSize(0);
         QVERIFY(!pool.hasReady());
         QCOMPARE(sbw::test::runDomains(m_connection->uri()), QStringList());
     }

@@ -13,6 +13,7 @@
 #include "approval/ApprovalPause.h"
 #include "approval/ApprovalQueue.h"
 #include "approval/PolicyGate.h"
+#include "capacity/SandboxSlot.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "log/CommandLog.h"
 #include "mcp/McpServer.h"
@@ -247,6 +248,9 @@ private Q_SLOTS:
                  "(packaging/setup.sh does)");
         // Own key, records, log, token and policy; the images stay in the shared cache.
         qputenv("XDG_DATA_HOME", m_data.path().toUtf8());
+        // One run's microVM at a time for every server of the test, so that a test holding the
+        // only place sees a run queue (queuedRunReportsProgress).
+        qputenv("SBW_MAX_SANDBOXES", "1");
         QFile policy(policyPath());
         QVERIFY(policy.open(QIODevice::WriteOnly));
         policy.write(kPolicy);
@@ -758,13 +762,8 @@ print(total)
             {{QStringLiteral("code"),
               QStringLiteral("import time\nprint('cancel me', flush=True)\ntime.sleep(60)\n")}});
         step.insert(QStringLiteral("cancelWhen"), go);
-        QJsonObject config = http();
-        config.insert(QStringLiteral("steps"), QJsonArray{step});
         QProcess node;
-        node.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        node.start(QStringLiteral("node"),
-                   {QStringLiteral(SBW_MCP_CLIENT_DIR "/client.mjs"),
-                    QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact))});
+        sbw::test::startSdkClient(node, QStringLiteral(SBW_MCP_CLIENT_DIR), http(), {step});
         QTRY_VERIFY_WITH_TIMEOUT(sbw::test::runDomains(sbw::test::guestUri()).size() > before.size(), 60000);
         QTest::qWait(3000); // booting or running: either way the run stops
         QFile file(go);
@@ -785,6 +784,61 @@ print(total)
                  QStringLiteral(
                      "cancelled by the client (agent sbw-test-client): the test cancelled it"));
         QVERIFY2(row->durationMs < 60000, qPrintable(QString::number(row->durationMs)));
+    }
+
+    void queuedRunReportsProgress_data()
+    {
+        QTest::addColumn<QJsonObject>("transport");
+        QTest::newRow("http") << http();
+        QTest::newRow("stdio") << stdio();
+    }
+
+    /// A run_code that asked for progress and waits for a place (the test holds the only one)
+    /// is told its place, then each phase, as notifications/progress (over HTTP in an SSE
+    /// stream), and its result is exact once the place is free.
+    void queuedRunReportsProgress()
+    {
+        QFETCH(QJsonObject, transport);
+        auto held = sbw::SandboxSlot::acquire(1, {}, nullptr);
+        QVERIFY2(held.ok(), held ? "" : qPrintable(held.error().message));
+        std::optional<sbw::SandboxSlot> place(std::move(held.value()));
+        QJsonObject step = call(QStringLiteral("run_code"), {{QStringLiteral("code"), QStringLiteral("print(6*7)")}});
+        step.insert(QStringLiteral("progress"), true);
+        QProcess node;
+        sbw::test::startSdkClient(node, QStringLiteral(SBW_MCP_CLIENT_DIR), transport, {step});
+        QList<QJsonObject> lines;
+        QStringList messages;
+        QList<int> counts;
+        const auto read = [&] {
+            while (node.canReadLine()) {
+                lines.append(QJsonDocument::fromJson(node.readLine()).object());
+                const QJsonObject progress = lines.last().value(QLatin1String("progress")).toObject();
+                if (!progress.isEmpty()) {
+                    counts.append(progress.value(QLatin1String("progress")).toInt());
+                    messages.append(progress.value(QLatin1String("message")).toString());
+                }
+            }
+        };
+        const QString queued = QStringLiteral("queued: next; waiting for the running microVM to end");
+        QTRY_VERIFY_WITH_TIMEOUT((read(), messages.contains(queued)), 60000);
+        place.reset();
+        QVERIFY(node.waitForFinished(300000));
+        read();
+        // The first run of this test's key saves the ready state first (run alone, this case is).
+        QStringList expected{QStringLiteral("connecting"), queued, QStringLiteral("preparing"),
+                             QStringLiteral("restoring the saved microVM"), QStringLiteral("running"),
+                             QStringLiteral("cleaning up")};
+        const QString saving = QStringLiteral("saving a ready microVM for this image (once)");
+        if (messages.value(3) == saving)
+            expected.insert(3, saving);
+        QCOMPARE(messages, expected);
+        QList<int> numbers;
+        for (int i = 1; i <= expected.size(); ++i)
+            numbers.append(i);
+        QCOMPARE(counts, numbers);
+        QCOMPARE(lines.size(), 1 + expected.size() + 1); // the server's info, the progress, the result
+        QVERIFY2(!lines.last().value(QLatin1String("isError")).toBool(), qPrintable(text(lines.last())));
+        QCOMPARE(structured(lines.last()).value(QLatin1String("stdout")).toString(), QStringLiteral("42\n"));
     }
 
     /// An output bigger than a reply's cap (1 MiB a stream): the reply holds 1 MiB of it once

@@ -230,6 +230,10 @@ private Q_SLOTS:
         const double cpu = ours.value("cpu_percent").toDouble(-1);
         QVERIFY2(cpu >= 0 && cpu <= 100, qPrintable(QString::number(cpu)));
         QVERIFY(ours.value("memory_used_mib").toDouble() > 10);
+        // What its QEMU process holds on the host; the host's figure sums every sandbox's.
+        const double resident = ours.value("resident_mib").toDouble();
+        QVERIFY2(resident > 20, qPrintable(QString::number(resident)));
+        QVERIFY(tick.value("host").toObject().value("sandboxes_resident_mib").toDouble() >= qRound(resident * 10) / 10.0 - 0.1);
         QVERIFY(ours.value("disk_write_bytes_per_sec").isDouble());
         QVERIFY(ours.value("net_rx_bytes_per_sec").isNull()); // no NIC at all
 

@@ -12,6 +12,9 @@
 // notifications/cancelled with the reason "the test cancelled it") once the file PATH exists;
 // it prints {"cancelled": MESSAGE, "late": N} after "settle" ms more (default 2000), N being the
 // messages the server sent for that request meanwhile (there should be none).
+// A call with "progress": true asks for progress (the SDK sends a progressToken) and prints
+// {"progress": {"progress": N, "message": …}} for each notifications/progress as it comes, before
+// the result.
 // A call with "hang": true prints {"sent": true} and waits for ever (the test kills the client).
 // The first line is {"server": serverInfo, "instructions": …}. One JSON line per step on stdout;
 // exit status 1 when the client cannot connect.
@@ -89,7 +92,9 @@ for (const step of config.steps ?? []) {
       await new Promise(() => {});
     } else {
       // Long calls (boots under software emulation) outlast the SDK's default of 60 s.
-      print(await client.callTool({ name: step.call, arguments: step.arguments ?? {} }, undefined, { timeout: 900000 }));
+      const options = { timeout: 900000 };
+      if (step.progress) options.onprogress = ({ progress, message }) => print({ progress: { progress, message } });
+      print(await client.callTool(callArguments(step), undefined, options));
     }
   } catch (error) {
     print({ error: error.message, code: error.code ?? null });

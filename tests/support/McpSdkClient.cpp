@@ -6,13 +6,18 @@
 
 namespace sbw::test {
 
-QList<QJsonObject> runSdkClient(const QString& clientDir, QJsonObject config, const QJsonArray& steps)
+void startSdkClient(QProcess& node, const QString& clientDir, QJsonObject config, const QJsonArray& steps)
 {
     config.insert(QStringLiteral("steps"), steps);
-    QProcess node;
     node.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     node.start(QStringLiteral("node"), {clientDir + QStringLiteral("/client.mjs"),
                                         QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact))});
+}
+
+QList<QJsonObject> runSdkClient(const QString& clientDir, QJsonObject config, const QJsonArray& steps)
+{
+    QProcess node;
+    startSdkClient(node, clientDir, std::move(config), steps);
     if (!node.waitForFinished(900000) || node.exitCode() != 0) {
         qWarning("client failed: %s", node.readAllStandardOutput().constData());
         return {};

@@ -5,6 +5,8 @@
 #include <QList>
 #include <QString>
 
+class QProcess;
+
 namespace sbw::test {
 
 /// Runs the MCP test client on the official TypeScript SDK (`clientDir`/client.mjs, installed by
@@ -12,5 +14,8 @@ namespace sbw::test {
 /// it (at most 15 minutes). Returns its JSON lines after the first (the server's info), one per
 /// step; empty, with a warning naming what the client printed, when it failed.
 QList<QJsonObject> runSdkClient(const QString& clientDir, QJsonObject config, const QJsonArray& steps);
+/// Starts the same client in `node` without waiting, for a test that reads its lines as they
+/// come (QProcess::readLine; the first is the server's info). Standard error is forwarded.
+void startSdkClient(QProcess& node, const QString& clientDir, QJsonObject config, const QJsonArray& steps);
 
 } // namespace sbw::test

@@ -81,6 +81,7 @@ private Q_SLOTS:
         QCOMPARE(valueAt(xml, QStringLiteral("domain/devices/disk/target@bus")), QStringLiteral("virtio"));
         QCOMPARE(valueAt(xml, QStringLiteral("domain/devices/serial@type")), QStringLiteral("pty"));
         QCOMPARE(valueAt(xml, QStringLiteral("domain/devices/memballoon/stats@period")), QStringLiteral("1"));
+        QCOMPARE(valueAt(xml, QStringLiteral("domain/devices/memballoon@freePageReporting")), QStringLiteral("on"));
         QCOMPARE(valueAt(xml, QStringLiteral("domain/devices/rng@model")), QStringLiteral("virtio"));
         QCOMPARE(valueAt(xml, QStringLiteral("domain/devices/rng/backend")), QStringLiteral("/dev/urandom"));
         QCOMPARE(valueAt(xml, QStringLiteral("domain/devices/interface")), QStringLiteral("<absent>"));

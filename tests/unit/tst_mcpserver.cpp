@@ -71,7 +71,8 @@ public:
     sbw::ApprovalQueue queue;           ///< after decisions: destroyed (denying its entries) first
 };
 
-/// A tool that echoes its text argument (runs on the server's worker thread).
+/// A tool that echoes its text argument (runs on the server's worker thread), reporting two
+/// steps of progress ("started", "echoing TEXT").
 sbw::McpTool echoTool()
 {
     sbw::McpTool tool;
@@ -91,6 +92,8 @@ sbw::McpTool echoTool()
         return request;
     };
     tool.run = [](const sbw::McpCall& call) {
+        call.progress(QStringLiteral("started"));
+        call.progress(QStringLiteral("echoing ") + call.request.command);
         call.log->output(sbw::OutputStream::Stdout, call.request.command.toUtf8());
         sbw::McpToolResult result;
         result.structured = {{QStringLiteral("text"), call.request.command}};
@@ -436,6 +439,39 @@ private Q_SLOTS:
         const auto clients = m_server->clients();
         QCOMPARE(clients.at(0).lastTool, QStringLiteral("echo"));
         QVERIFY(clients.at(0).lastCall.isValid());
+    }
+
+    /// A call that asks for progress (params._meta.progressToken) gets its notifications,
+    /// counted from 1, before its answer; one that does not ask gets none.
+    void progressComesBeforeTheAnswerWhenAskedFor()
+    {
+        const auto progress = [](int count, const QString& message) {
+            return QJsonObject{
+                {QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                {QStringLiteral("method"), QStringLiteral("notifications/progress")},
+                {QStringLiteral("params"), QJsonObject{{QStringLiteral("progressToken"), QStringLiteral("t-1")},
+                                                       {QStringLiteral("progress"), count},
+                                                       {QStringLiteral("message"), message}}}};
+        };
+        QJsonObject params{{QStringLiteral("name"), QStringLiteral("echo")},
+                           {QStringLiteral("arguments"), QJsonObject{{QStringLiteral("text"), QStringLiteral("hi")}}},
+                           {QStringLiteral("_meta"), QJsonObject{{QStringLiteral("progressToken"), QStringLiteral("t-1")}}}};
+        for (const bool asked : {true, false}) {
+            if (!asked)
+                params.remove(QStringLiteral("_meta"));
+            QList<QJsonObject> messages;
+            m_server->handle(m_session, request(8, QStringLiteral("tools/call"), params),
+                             [&messages](const QJsonObject& message) { messages.append(message); });
+            QVERIFY(QTest::qWaitFor(
+                [&] { return !messages.isEmpty() && messages.last().contains(QLatin1String("id")); }, 5000));
+            QCOMPARE(messages.size(), asked ? 3 : 1);
+            if (asked) {
+                QCOMPARE(messages[0], progress(1, QStringLiteral("started")));
+                QCOMPARE(messages[1], progress(2, QStringLiteral("echoing hi")));
+            }
+            QCOMPARE(messages.last().value(QLatin1String("id")).toInt(), 8);
+            QCOMPARE(messages.last().value(QLatin1String("result")).toObject().value(QLatin1String("isError")).toBool(), false);
+        }
     }
 
     void deniedCallNeverRuns()

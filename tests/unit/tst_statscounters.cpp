@@ -59,6 +59,7 @@ private Q_SLOTS:
                                           .ull("cpu.time", 123)
                                           .ull("balloon.available", 500 * 1024)
                                           .ull("balloon.unused", 380 * 1024)
+                                          .ull("balloon.rss", 210 * 1024)
                                           .ull("block.0.rd.bytes", 1000)
                                           .ull("block.1.rd.bytes", 24)
                                           .ull("block.0.wr.bytes", 7)
@@ -71,6 +72,8 @@ private Q_SLOTS:
         QCOMPARE(c.cpuTimeNs, std::optional<quint64>(123));
         QCOMPARE(c.balloonAvailableKiB, std::optional<quint64>(500 * 1024));
         QCOMPARE(c.balloonUnusedKiB, std::optional<quint64>(380 * 1024));
+        QCOMPARE(c.balloonRssKiB, std::optional<quint64>(210 * 1024));
+        QCOMPARE(sbw::sandboxSample(nullptr, c, 0, 1).residentMiB, std::optional<double>(210.0));
         QCOMPARE(c.diskReadBytes, std::optional<quint64>(1024));
         QCOMPARE(c.diskWriteBytes, std::optional<quint64>(7));
         QCOMPARE(c.netRxBytes, std::optional<quint64>(5));
@@ -211,7 +214,7 @@ private Q_SLOTS:
     void hostFigures()
     {
         sbw::HostCounters before{400, 1000, 8 * 1024 * 1024, 6 * 1024 * 1024};
-        sbw::HostCounters after{1150, 2000, 8 * 1024 * 1024, 5 * 1024 * 1024};
+        sbw::HostCounters after{1150, 2000, 8 * 1024 * 1024, 5 * 1024 * 1024, 2560};
         const sbw::HostSample first = sbw::hostSample(nullptr, before);
         QCOMPARE(first.cpuPercent, std::nullopt);
         QCOMPARE(first.memoryUsedMiB, std::optional<double>(2048));
@@ -219,6 +222,8 @@ private Q_SLOTS:
         QCOMPARE(s.cpuPercent, std::optional<double>(75));
         QCOMPARE(s.memoryUsedMiB, std::optional<double>(3072));
         QCOMPARE(s.memoryTotalMiB, std::optional<double>(8192));
+        QCOMPARE(first.mergedMiB, std::nullopt); // no KSM figure
+        QCOMPARE(s.mergedMiB, std::optional<double>(10)); // 2560 pages of 4 KiB
         // Counters that went back (host rebooted behind a remote connection): no figure.
         QCOMPARE(sbw::hostSample(&after, before).cpuPercent, std::nullopt);
         // Driver without memory statistics.

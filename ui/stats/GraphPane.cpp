@@ -140,6 +140,13 @@ QList<HostChartLine> hostChartLines(const StatsSampler& sampler)
     return lines;
 }
 
+/// The host charts' time range: the history, and at least kMinWindowMs.
+std::pair<qint64, qint64> hostTimeRange(const QList<HostSample>& host, qint64 intervalMs)
+{
+    const qint64 to = host.isEmpty() ? kMinWindowMs : host.constLast().timeMs + intervalMs;
+    return {std::min(host.isEmpty() ? 0 : host.constFirst().timeMs, to - kMinWindowMs), to};
+}
+
 double maxY(const QList<QPointF>& a, const QList<QPointF>& b = {})
 {
     double max = 0;
@@ -157,12 +164,16 @@ GraphPane::GraphPane(StatsSampler* sampler, QWidget* parent)
       m_memory(new GraphPaneChart(tr("Memory used"), QStringLiteral("MiB"))),
       m_disk(new GraphPaneChart(tr("Disk"), QStringLiteral("B/s"))),
       m_network(new GraphPaneChart(tr("Network"), QStringLiteral("B/s"))),
-      m_host(new GraphPaneChart(tr("Host CPU"), QStringLiteral("%")))
+      m_host(new GraphPaneChart(tr("Host CPU"), QStringLiteral("%"))),
+      m_hostMemory(new GraphPaneChart(tr("Sandboxes' memory on the host"), QStringLiteral("MiB")))
 {
     m_cpu->setValueMax(100);
     m_host->setValueMax(100);
     m_cpu->addLine(tr("CPU"), lineColor(0));
     m_memory->addLine(tr("used"), lineColor(2));
+    m_memory->addLine(tr("resident on host"), lineColor(3));
+    m_hostMemory->addLine(tr("all sandboxes (resident)"), kHost, true);
+    m_hostMemory->addLine(tr("merged by KSM (saved)"), lineColor(2));
     m_disk->addLine(tr("read"), kRead);
     m_disk->addLine(tr("write"), kWrite);
     m_network->addLine(tr("received"), kRead);
@@ -175,13 +186,17 @@ GraphPane::GraphPane(StatsSampler* sampler, QWidget* parent)
     auto* charts = new QWidget;
     auto* grid = new QGridLayout(charts);
     grid->setContentsMargins(0, 0, 0, 0);
-    // Three charts a row, each tall enough for its axes; the host's, with a line per sandbox
-    // and their names, takes two columns. A short dock scrolls the second row.
-    const QList<GraphPaneChart*> all{m_cpu, m_memory, m_disk, m_network, m_host};
-    for (int i = 0; i < all.size(); ++i) {
-        all[i]->setMinimumChartHeight(fontMetrics().height() * 12);
-        grid->addWidget(all[i], i / 3, i % 3, 1, all[i] == m_host ? 2 : 1);
-    }
+    // Three charts a row, each tall enough for its axes; the host's CPU, with a line per
+    // sandbox and their names, takes two columns. A short dock scrolls the later rows.
+    const QList<GraphPaneChart*> all{m_cpu, m_memory, m_disk, m_network, m_host, m_hostMemory};
+    for (GraphPaneChart* chart : all)
+        chart->setMinimumChartHeight(fontMetrics().height() * 12);
+    grid->addWidget(m_cpu, 0, 0);
+    grid->addWidget(m_memory, 0, 1);
+    grid->addWidget(m_disk, 0, 2);
+    grid->addWidget(m_network, 1, 0);
+    grid->addWidget(m_host, 1, 1, 1, 2);
+    grid->addWidget(m_hostMemory, 2, 0, 1, 2);
     auto* scroll = new QScrollArea;
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidgetResizable(true);
@@ -251,6 +266,8 @@ void GraphPane::onSampled(const StatsTick& tick)
     }
     refreshSandboxCharts();
     refreshHostChart();
+    refreshHostMemoryChart(int(std::count_if(tick.sandboxes.cbegin(), tick.sandboxes.cend(),
+                                             [](const SandboxSample& s) { return s.residentMiB.has_value(); })));
 }
 
 void GraphPane::refreshSandboxCharts()
@@ -265,6 +282,8 @@ void GraphPane::refreshSandboxCharts()
     const QList<QPointF> cpu = points(samples, cpuOf);
     const QList<QPointF> memory =
         points(samples, [](const SandboxSample& s) { return s.memoryUsedMiB; });
+    const QList<QPointF> resident =
+        points(samples, [](const SandboxSample& s) { return s.residentMiB; });
     double memoryTotal = 0;
     for (const SandboxSample& s : samples)
         memoryTotal = std::max(memoryTotal, s.memoryTotalMiB.value_or(0));
@@ -287,7 +306,9 @@ void GraphPane::refreshSandboxCharts()
         [](const SandboxSample& s) { return s.netTxBytesPerSec; });
     m_cpu->lines().at(0)->replace(cpu);
     m_memory->lines().at(0)->replace(memory);
-    m_memory->setValueMax(memoryTotal > 0 ? memoryTotal : maxY(memory));
+    m_memory->lines().at(1)->replace(resident);
+    // Up to the guest's RAM, or higher where QEMU holds more than that (its own memory).
+    m_memory->setValueMax(std::max(memoryTotal, maxY(memory, resident)));
     for (GraphPaneChart* chart : {m_cpu, m_memory, m_disk, m_network}) {
         chart->setTimeRange(from, to);
         chart->setSpans(spans);
@@ -314,14 +335,39 @@ void GraphPane::refreshHostChart()
         line->setName(sandboxLines[i].name);
         line->replace(sandboxLines[i].points);
     }
-    const qint64 intervalMs = m_sampler->interval().count();
-    const qint64 to = host.isEmpty() ? kMinWindowMs : host.constLast().timeMs + intervalMs;
-    const qint64 from = std::min(host.isEmpty() ? 0 : host.constFirst().timeMs, to - kMinWindowMs);
+    const auto [from, to] = hostTimeRange(host, m_sampler->interval().count());
     m_host->setTimeRange(from, to);
     if (!host.isEmpty() && host.constLast().memoryUsedMiB && host.constLast().memoryTotalMiB)
         m_host->chart()->setTitle(tr("Host CPU; memory %1 of %2 MiB used")
                                       .arg(qRound(*host.constLast().memoryUsedMiB))
                                       .arg(qRound(*host.constLast().memoryTotalMiB)));
+}
+
+void GraphPane::refreshHostMemoryChart(int sandboxes)
+{
+    const QList<HostSample> host = m_sampler->hostHistory();
+    QList<QPointF> resident;
+    QList<QPointF> merged;
+    for (const HostSample& h : host) {
+        if (h.sandboxesResidentMiB)
+            resident.append(QPointF(qreal(h.timeMs), *h.sandboxesResidentMiB));
+        if (h.mergedMiB)
+            merged.append(QPointF(qreal(h.timeMs), *h.mergedMiB));
+    }
+    m_hostMemory->lines().at(0)->replace(resident);
+    m_hostMemory->lines().at(1)->replace(merged);
+    m_hostMemory->setValueMax(maxY(resident, merged));
+    const auto [from, to] = hostTimeRange(host, m_sampler->interval().count());
+    m_hostMemory->setTimeRange(from, to);
+    QString title = tr("Sandboxes' memory on the host");
+    if (!host.isEmpty() && host.constLast().sandboxesResidentMiB) {
+        const int mib = qRound(*host.constLast().sandboxesResidentMiB);
+        title = sandboxes == 1 ? tr("Sandboxes' memory on the host: 1 holds %1 MiB").arg(mib)
+                               : tr("Sandboxes' memory on the host: %1 hold %2 MiB").arg(sandboxes).arg(mib);
+        if (host.constLast().mergedMiB)
+            title += tr("; KSM saves %1 MiB").arg(qRound(*host.constLast().mergedMiB));
+    }
+    m_hostMemory->chart()->setTitle(title);
 }
 
 } // namespace sbw

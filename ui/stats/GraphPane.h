@@ -14,12 +14,14 @@ class StatsSampler;
 
 /// Live resource graphs of the workbench's sandboxes, fed by a StatsSampler (not owned; the
 /// pane neither starts nor stops it). A picker selects one sandbox; four charts show its CPU
-/// (% of its vCPUs), memory used (MiB, axis up to the guest's RAM), disk read/write and network
-/// rx/tx (B/s, KiB/s or MiB/s, whichever fits), each over the sampler's history with paused,
-/// hibernated and stopped spans shaded. Beside them, the host overview: the host's own CPU
-/// (dashed) and the CPU of the five busiest sandboxes (each of its vCPUs), the rest together as
-/// one line of the highest of them, titled with the host's memory use. Sampling failures show
-/// in a line under the charts.
+/// (% of its vCPUs), memory (MiB: used as the guest sees it, axis up to the guest's RAM, and
+/// resident on the host, what its QEMU process holds), disk read/write and network rx/tx (B/s,
+/// KiB/s or MiB/s, whichever fits), each over the sampler's history with paused, hibernated
+/// and stopped spans shaded. Beside them, the host overview: the host's own CPU (dashed) and
+/// the CPU of the five busiest sandboxes (each of its vCPUs), the rest together as one line of
+/// the highest of them, titled with the host's memory use; and the sandboxes' memory on the
+/// host: all of them together (resident) and what kernel same-page merging saves, titled with
+/// the latest figures. Sampling failures show in a line under the charts.
 class GraphPane : public QWidget
 {
     Q_OBJECT
@@ -37,11 +39,13 @@ public:
     GraphPaneChart* diskChart() const { return m_disk; }
     GraphPaneChart* networkChart() const { return m_network; }
     GraphPaneChart* hostChart() const { return m_host; }
+    GraphPaneChart* hostMemoryChart() const { return m_hostMemory; }
 
 private:
     void onSampled(const StatsTick& tick);
     void refreshSandboxCharts();
     void refreshHostChart();
+    void refreshHostMemoryChart(int sandboxes);
 
     StatsSampler* m_sampler;
     QComboBox* m_picker;
@@ -51,6 +55,7 @@ private:
     GraphPaneChart* m_disk;
     GraphPaneChart* m_network;
     GraphPaneChart* m_host;
+    GraphPaneChart* m_hostMemory;
 };
 
 } // namespace sbw

@@ -2,6 +2,7 @@
 
 #include "base/SignalText.h"
 #include "base/VisibleText.h"
+#include "capacity/QueuePosition.h"
 
 #include <QCoreApplication>
 
@@ -26,6 +27,8 @@ QString phaseText(RunPhase phase)
         return tr("Preparing image…");
     case RunPhase::SavingState:
         return tr("Saving a ready microVM for this image (once)…");
+    case RunPhase::Restoring:
+        return tr("Restoring the saved microVM…");
     case RunPhase::Booting:
         return tr("Booting microVM…");
     case RunPhase::Running:
@@ -40,8 +43,7 @@ QString phaseText(RunPhase phase)
 
 QString queuedText(int ahead, int maxSandboxes)
 {
-    const QString waiting = ahead == 1 ? tr("1 run ahead") : tr("%1 runs ahead").arg(ahead);
-    return tr("Waiting for a free microVM: %1 (at most %2 at once)…").arg(waiting).arg(maxSandboxes);
+    return tr("Waiting for a free microVM: %1…").arg(queuePositionText(ahead, maxSandboxes));
 }
 
 QString durationText(qint64 ms)
@@ -82,6 +84,8 @@ QString resultText(const RunResult& result)
         text = tr("Finished without an exit status");
     }
 
+    if (result.queuedMs > 0)
+        text += tr(" · waited %1 for a free microVM").arg(durationText(result.queuedMs));
     if (result.preBooted)
         text += tr(" · pre-booted microVM resumed in %1").arg(durationText(result.bootMs));
     else if (result.restored)

@@ -20,6 +20,7 @@
 #include "run/ExampleScript.h"
 #include "run/InputFilesList.h"
 #include "run/RunPane.h"
+#include "run/ReadyMicroVmsMenu.h"
 #include "sandbox/SandboxPool.h"
 #include "stats/GraphPane.h"
 #include "stats/StatsSampler.h"
@@ -69,8 +70,6 @@ static void initResources()
 namespace sbw {
 namespace {
 
-/// QSettings key of Run ▸ Keep a MicroVM Ready (bool, default true).
-const QString kKeepReadySetting = QStringLiteral("run/keepMicroVmReady");
 /// The Sessions dock's first width: a workspace name of 40 characters with its state.
 constexpr int kSessionDockWidth = 360;
 /// QSettings keys of the window's layout: saveGeometry(), saveState() and, in the group, each
@@ -339,18 +338,9 @@ void MainWindow::createActions()
             statusBar()->showMessage(listed.error().message, 8000);
     });
 
-    // After a run, the next run's microVM boots in the background and waits paused (about
-    // 300 MB of host memory while it waits, measured under TCG), so the next Run skips the boot.
-    m_keepReadyAction = new QAction(tr("&Keep a MicroVM Ready"), this);
-    m_keepReadyAction->setCheckable(true);
-    m_keepReadyAction->setToolTip(tr("After a run, boot the next run's microVM in the background "
-                                     "and keep it paused, so that the next run starts at once"));
-    m_keepReadyAction->setChecked(QSettings().value(kKeepReadySetting, true).toBool());
-    m_sandboxPool->setEnabled(m_keepReadyAction->isChecked());
-    connect(m_keepReadyAction, &QAction::toggled, this, [this](bool on) {
-        QSettings().setValue(kKeepReadySetting, on);
-        m_sandboxPool->setEnabled(on); // off: the waiting microVM is destroyed
-    });
+    // After a run, the next runs' microVMs are made in the background and wait paused, so
+    // the next Runs skip the boot.
+    m_readyMicroVmsMenu = new ReadyMicroVmsMenu(m_sandboxPool.get(), this);
     m_runPane->setSandboxPool(m_sandboxPool);
 
     m_aboutAction = new QAction(tr("&About Sandbox Workbench"), this);
@@ -380,7 +370,7 @@ void MainWindow::createMenus()
     run->addAction(m_runAction);
     run->addAction(m_cancelAction);
     run->addSeparator();
-    run->addAction(m_keepReadyAction);
+    run->addMenu(m_readyMicroVmsMenu);
 
     QMenu* workspace = menuBar()->addMenu(tr("&Workspace"));
     workspace->addAction(m_workspaceActions->newAction());

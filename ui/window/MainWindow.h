@@ -27,6 +27,7 @@ class McpHttpTransport;
 class McpServer;
 struct OperationReport;
 class PolicyGate;
+class ReadyMicroVmsMenu;
 class RunPane;
 struct RunResult;
 class SandboxPageStack;
@@ -180,7 +181,7 @@ private:
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
     QAction* m_aboutAction = nullptr;
-    QAction* m_keepReadyAction = nullptr; ///< Run ▸ Keep a MicroVM Ready
+    ReadyMicroVmsMenu* m_readyMicroVmsMenu = nullptr; ///< Run ▸ Ready MicroVMs
     QAction* m_refreshAction = nullptr;
     bool m_closePending = false;
     QDockWidget* m_sessionDock = nullptr;
