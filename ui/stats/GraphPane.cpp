@@ -161,7 +161,7 @@ double maxY(const QList<QPointF>& a, const QList<QPointF>& b = {})
 GraphPane::GraphPane(StatsSampler* sampler, QWidget* parent)
     : QWidget(parent), m_sampler(sampler), m_picker(new QComboBox), m_status(new QLabel),
       m_cpu(new GraphPaneChart(tr("CPU"), QStringLiteral("%"))),
-      m_memory(new GraphPaneChart(tr("Memory used"), QStringLiteral("MiB"))),
+      m_memory(new GraphPaneChart(tr("Memory"), QStringLiteral("MiB"))),
       m_disk(new GraphPaneChart(tr("Disk"), QStringLiteral("B/s"))),
       m_network(new GraphPaneChart(tr("Network"), QStringLiteral("B/s"))),
       m_host(new GraphPaneChart(tr("Host CPU"), QStringLiteral("%"))),
