@@ -34,6 +34,8 @@ class StoragePool
 {
 public:
     static constexpr char kName[] = "sandbox-workbench";
+    /// The file name ending of a qcow2 volume (overlays of runs, workspaces and ready states).
+    static constexpr QLatin1String kQcow2Suffix{".qcow2"};
 
     /// Looks the pool up, defining, building and starting it (autostart on) when needed, and
     /// refreshes its volume list once (the other calls trust libvirt's list from then on).

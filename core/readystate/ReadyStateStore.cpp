@@ -23,7 +23,6 @@
 namespace sbw {
 namespace {
 
-const QLatin1String kOverlaySuffix(".qcow2");
 const QLatin1String kSaveSuffix(".save");
 const QLatin1String kMarkerSuffix(".ready");
 /// Complete states kept: about 120-250 MB each for 512 MiB sandboxes.
@@ -102,7 +101,7 @@ Expected<SavedSandboxState> ReadyStateStore::find(const Wanted& wanted)
     SavedSandboxState state;
     state.name = name;
     state.saveVolume = name + kSaveSuffix;
-    state.overlayPath = pool->pathOf(name + kOverlaySuffix);
+    state.overlayPath = pool->pathOf(name + StoragePool::kQcow2Suffix);
     const QString savePath = pool->pathOf(state.saveVolume);
     if (state.overlayPath.isEmpty() || savePath.isEmpty())
         return makeError(QStringLiteral("the ready state %1 is incomplete").arg(name));
@@ -171,7 +170,7 @@ void ReadyStateStore::discard(const QString& name)
     if (!pool)
         return;
     // The marker first: a half-deleted state is never taken for a complete one.
-    for (const QLatin1String suffix : {kMarkerSuffix, kSaveSuffix, kOverlaySuffix})
+    for (const QLatin1String suffix : {kMarkerSuffix, kSaveSuffix, StoragePool::kQcow2Suffix})
         if (auto deleted = pool->deleteVolume(name + suffix); !deleted)
             qCWarning(lcRun) << deleted.error().message;
 }

@@ -29,7 +29,6 @@ namespace sbw {
 namespace {
 
 const QLatin1String kRunPrefix("sbw-run-");
-const QLatin1String kOverlaySuffix(".qcow2");
 const QLatin1String kNameTimeFormat("yyyyMMdd-HHmmss");
 /// An overlay without a domain is only an orphan when older than this: a run creates its
 /// overlay a moment before its domain.
@@ -136,10 +135,10 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::startAs(HypervisorConnection& connec
     if (!prepared)
         return prepared.error();
     std::unique_ptr<Sandbox> sandbox = std::move(prepared.value());
-    auto overlay = sandbox->m_pool->createOverlay(name + kOverlaySuffix, sandbox->m_staged, sandbox->m_diskBytes);
+    auto overlay = sandbox->m_pool->createOverlay(name + StoragePool::kQcow2Suffix, sandbox->m_staged, sandbox->m_diskBytes);
     if (!overlay)
         return overlay.error();
-    sandbox->m_overlayVolume = name + kOverlaySuffix;
+    sandbox->m_overlayVolume = name + StoragePool::kQcow2Suffix;
     const GuestImage& image = sandbox->m_image;
     const auto disk = diskLimit(image, options.diskGiB); // checked by prepare()
 
@@ -189,7 +188,7 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::restore(HypervisorConnection& connec
         return prepared.error();
     std::unique_ptr<Sandbox> sandbox = std::move(prepared.value());
     const qint64 preparedMs = timer.elapsed();
-    const QString overlayVolume = sandbox->m_name + kOverlaySuffix;
+    const QString overlayVolume = sandbox->m_name + StoragePool::kQcow2Suffix;
     auto overlay = sandbox->m_pool->createOverlayOn(overlayVolume, state.overlayPath, state.diskBytes);
     if (!overlay)
         return overlay.error();
@@ -303,10 +302,10 @@ void Sandbox::removeOrphanOverlays(StoragePool& pool, virConnectPtr conn)
 {
     const QDateTime now = QDateTime::currentDateTimeUtc();
     for (const QString& volume : pool.volumeNames(kRunPrefix)) {
-        const QString domainName = volume.chopped(kOverlaySuffix.size());
+        const QString domainName = volume.chopped(StoragePool::kQcow2Suffix.size());
         QDateTime created = QDateTime::fromString(domainName.mid(kRunPrefix.size(), 15), kNameTimeFormat);
         created.setTimeZone(QTimeZone::utc());
-        if (!volume.endsWith(kOverlaySuffix) || !created.isValid()
+        if (!volume.endsWith(StoragePool::kQcow2Suffix) || !created.isValid()
             || created.secsTo(now) < kOrphanMinAgeSecs)
             continue;
         const QByteArray name = domainName.toUtf8();

@@ -1,6 +1,7 @@
 #include "workspace/WorkspaceDomains.h"
 
 #include "hypervisor/DomainSpec.h"
+#include "hypervisor/StoragePool.h"
 #include "hypervisor/VirtError.h"
 
 #include <QXmlStreamReader>
@@ -52,7 +53,7 @@ void SnapshotDeleter::operator()(_virDomainSnapshot* snapshot) const
 
 QString workspaceOverlayVolume(const QString& name)
 {
-    return workspaceDomainName(name) + QLatin1String(".qcow2");
+    return workspaceDomainName(name) + StoragePool::kQcow2Suffix;
 }
 
 QString workspaceConsoleLogVolume(const QString& name)

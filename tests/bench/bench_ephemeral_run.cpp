@@ -13,6 +13,7 @@
 // round trip (`true`) and a Python start (`python3 -c pass`), the first one after boot
 // (cold page cache) and warm ones.
 
+#include "BenchSetup.h"
 #include "BenchStats.h"
 #include "RawBoot.h"
 #include "ExecTiming.h"
@@ -26,7 +27,6 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QLoggingCategory>
 #include <QThread>
 
 #include <algorithm>
@@ -70,15 +70,12 @@ int main(int argc, char* argv[])
 {
     sbw::LibvirtEventLoop::prepareProcess();
     QCoreApplication app(argc, argv);
-    QLoggingCategory::setFilterRules(QStringLiteral("sbw.*.info=false"));
-    const int repetitions = argc > 1 ? std::max(1, atoi(argv[1])) : 3;
+    const int repetitions = sbw::test::benchRepetitions(argc, argv);
     const int vcpus = argc > 2 ? std::max(1, atoi(argv[2])) : sbw::SandboxOptions{}.vcpus;
 
     sbw::HypervisorConnection connection(sbw::test::guestUri());
-    if (auto opened = connection.ensureOpen(); !opened) {
-        std::fprintf(stderr, "%s\n", qPrintable(opened.error().message));
+    if (!sbw::test::openBenchConnection(connection))
         return 1;
-    }
     const bool kvm = connection.accelerator() == sbw::Accelerator::Kvm;
     const QString accel = kvm ? QStringLiteral("kvm") : QStringLiteral("tcg");
 

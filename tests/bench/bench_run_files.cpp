@@ -14,6 +14,7 @@
 //
 //   build/tests/bench/bench_run_files [repetitions]   (default 3; medians)
 
+#include "BenchSetup.h"
 #include "BenchStats.h"
 #include "BenchWorkspace.h"
 #include "ChannelSocketPath.h"
@@ -31,7 +32,6 @@
 #include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QLoggingCategory>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 
@@ -178,8 +178,7 @@ int main(int argc, char* argv[])
 {
     sbw::LibvirtEventLoop::prepareProcess();
     QCoreApplication app(argc, argv);
-    QLoggingCategory::setFilterRules(QStringLiteral("sbw.*.info=false"));
-    const int repetitions = argc > 1 ? std::max(1, atoi(argv[1])) : 3;
+    const int repetitions = sbw::test::benchRepetitions(argc, argv);
 
     sbw::HypervisorConnection connection(sbw::test::guestUri());
     return sbw::test::measureOnNewWorkspace(connection, QStringLiteral("bench-files"), "bench_run_files",

@@ -1,6 +1,7 @@
 // Runs restored from the saved ready state against raw QEMU boots of the same image, in one run:
 // - one run at a time: the raw boot (packaging/guest/boot-raw.sh, to the guest's ready line), a
-//   booted run and a restored run of a trivial script, to its result;
+//   booted run, a restored run and a run the pool serves (its microVM restored and paused
+//   beforehand, as the window's) of a trivial script, to its result;
 // - runs per minute at concurrency 1, 2, 4 and 8 (2 × c runs each): restored runs against raw
 //   boots started c at a time;
 // - host memory of idle restored sandboxes: the summed proportional set size (Pss, from
@@ -10,6 +11,7 @@
 // sandbox adds at most 96 MiB. Needs root (the QEMU processes' smaps) for the memory figures.
 // Usage: bench_scale [REPETITIONS (default 3)]
 
+#include "BenchSetup.h"
 #include "BenchStats.h"
 #include "RawBoot.h"
 #include "TestEnvironment.h"
@@ -17,11 +19,11 @@
 #include "hypervisor/LibvirtEventLoop.h"
 #include "readystate/RunSandbox.h"
 #include "run/EphemeralRun.h"
+#include "sandbox/SandboxPool.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QLoggingCategory>
 #include <QRegularExpression>
 #include <QThread>
 
@@ -34,12 +36,13 @@ namespace {
 using sbw::test::median;
 using sbw::test::rawBootMs;
 
-/// A trivial run from the call to its result; -1 when it failed.
-qint64 runMs(sbw::HypervisorConnection& connection, sbw::SandboxSource source)
+/// A trivial run from the call to its result; -1 when it failed. With `pool`, a run it serves.
+qint64 runMs(sbw::HypervisorConnection& connection, sbw::SandboxSource source, sbw::SandboxPool* pool = nullptr)
 {
     sbw::RunOptions options;
     options.code = "print('ready')\n";
     options.source = source;
+    options.pool = pool;
     QElapsedTimer timer;
     qint64 resultMs = -1;
     sbw::RunCallbacks callbacks;
@@ -103,13 +106,10 @@ int main(int argc, char* argv[])
 {
     sbw::LibvirtEventLoop::prepareProcess();
     QCoreApplication app(argc, argv);
-    QLoggingCategory::setFilterRules(QStringLiteral("sbw.*.info=false"));
-    const int repetitions = argc > 1 ? std::max(1, atoi(argv[1])) : 3;
+    const int repetitions = sbw::test::benchRepetitions(argc, argv);
     sbw::HypervisorConnection connection(sbw::test::guestUri());
-    if (auto opened = connection.ensureOpen(); !opened) {
-        std::fprintf(stderr, "%s\n", qPrintable(opened.error().message));
+    if (!sbw::test::openBenchConnection(connection))
         return 1;
-    }
     const bool kvm = connection.accelerator() == sbw::Accelerator::Kvm;
     const QString accel = kvm ? QStringLiteral("kvm") : QStringLiteral("tcg");
     const int vcpus = sbw::SandboxOptions{}.vcpus;
@@ -120,14 +120,31 @@ int main(int argc, char* argv[])
         return 1;
     const qint64 firstMs = saving.elapsed();
 
-    std::vector<qint64> raw, booted, restored;
+    // The window's pool, filled by a restore as the Workbench fills it.
+    sbw::SandboxPool pool(connection, [&connection](const sbw::SandboxOptions& options, const std::atomic_bool* cancel) {
+        return sbw::startRunSandbox(connection, options, sbw::SandboxSource::Restore, {}, cancel);
+    });
+    pool.refill(sbw::SandboxOptions{});
+    // Nothing else runs while a figure is taken: the pool is full before each step.
+    const auto waitForPool = [&pool] {
+        QElapsedTimer filling;
+        filling.start();
+        while (!pool.hasReady() && filling.elapsed() < 300000)
+            QThread::msleep(50);
+    };
+    std::vector<qint64> raw, booted, restored, pooled;
     for (int i = 0; i < repetitions; ++i) {
+        waitForPool();
         raw.push_back(rawBootMs(accel, vcpus));
         booted.push_back(runMs(connection, sbw::SandboxSource::Boot));
         restored.push_back(runMs(connection, sbw::SandboxSource::Restore));
-        std::printf("  %d: raw boot %lld ms, booted run %lld ms, restored run %lld ms\n", i + 1,
-                    (long long)raw.back(), (long long)booted.back(), (long long)restored.back());
+        pooled.push_back(runMs(connection, sbw::SandboxSource::Restore, &pool));
+        std::printf("  %d: raw boot %lld ms, booted run %lld ms, restored run %lld ms, pooled run %lld ms\n", i + 1,
+                    (long long)raw.back(), (long long)booted.back(), (long long)restored.back(),
+                    (long long)pooled.back());
     }
+    waitForPool();
+    pool.setSize(0);
     const qint64 rawMedian = median(raw);
     const qint64 restoredMedian = median(restored);
     std::printf("accelerator: %s, %d vCPU(s), medians of %d:\n", qPrintable(accel), vcpus, repetitions);
@@ -138,6 +155,8 @@ int main(int argc, char* argv[])
     std::printf("  restored run → result           %6lld ms (%.2f × raw; target ≤ 0.5) %s\n",
                 (long long)restoredMedian, double(restoredMedian) / double(rawMedian),
                 restoredMedian * 2 <= rawMedian ? "met" : "NOT met");
+    std::printf("  pooled run → result             %6lld ms (%.2f × raw)\n", (long long)median(pooled),
+                double(median(pooled)) / double(rawMedian));
 
     double rawAt8 = 0, restoredAt8 = 0;
     for (int c : {1, 2, 4, 8}) {

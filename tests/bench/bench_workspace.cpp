@@ -6,6 +6,7 @@
 // `snapshot-create-as` on the very same domain. Prints the median of N repetitions (default 3)
 // in milliseconds. Run under `flock /tmp/sbw-guest.lock`.
 
+#include "BenchSetup.h"
 #include "BenchStats.h"
 #include "TestEnvironment.h"
 #include "hypervisor/HypervisorConnection.h"
@@ -14,7 +15,6 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QLoggingCategory>
 #include <QProcess>
 #include <QThread>
 #include <algorithm>
@@ -108,13 +108,10 @@ int main(int argc, char* argv[])
 {
     sbw::LibvirtEventLoop::prepareProcess();
     QCoreApplication app(argc, argv);
-    QLoggingCategory::setFilterRules(QStringLiteral("sbw.*.info=false"));
-    const int repetitions = argc > 1 ? std::max(1, atoi(argv[1])) : 3;
+    const int repetitions = sbw::test::benchRepetitions(argc, argv);
     sbw::HypervisorConnection connection(sbw::test::guestUri());
-    if (auto opened = connection.ensureOpen(); !opened) {
-        std::fprintf(stderr, "%s\n", qPrintable(opened.error().message));
+    if (!sbw::test::openBenchConnection(connection))
         return 1;
-    }
     std::printf("median of %d, %s; resume and wake include setting the guest clock\n", repetitions,
                 qPrintable(sbw::HypervisorConnection::describe(connection.accelerator())));
     for (int memory : {256, 1024})
