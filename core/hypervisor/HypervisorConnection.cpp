@@ -21,24 +21,17 @@ QString uuidOf(virDomainPtr domain)
     return QString::fromLatin1(uuid);
 }
 
-int onLifecycle(virConnectPtr, virDomainPtr domain, int event, int detail, void* opaque)
+using CallbackTargetRef = std::shared_ptr<void>;
+
+/// A registration's opaque data: a reference to the connection's callback target.
+void* newTargetRef(const CallbackTargetRef& target)
 {
-    auto* self = static_cast<HypervisorConnection*>(opaque);
-    const QString uuid = uuidOf(domain);
-    QMetaObject::invokeMethod(
-        self, [self, uuid, event, detail] { Q_EMIT self->domainLifecycle(uuid, event, detail); },
-        Qt::QueuedConnection);
-    return 0;
+    return new CallbackTargetRef(target);
 }
 
-void onAgentLifecycle(virConnectPtr, virDomainPtr domain, int state, int, void* opaque)
+void freeTargetRef(void* opaque)
 {
-    auto* self = static_cast<HypervisorConnection*>(opaque);
-    const QString uuid = uuidOf(domain);
-    const bool connected = state == VIR_CONNECT_DOMAIN_EVENT_AGENT_LIFECYCLE_STATE_CONNECTED;
-    QMetaObject::invokeMethod(
-        self, [self, uuid, connected] { Q_EMIT self->agentLifecycle(uuid, connected); },
-        Qt::QueuedConnection);
+    delete static_cast<CallbackTargetRef*>(opaque);
 }
 
 QString closeReasonText(int reason)
@@ -122,15 +115,47 @@ QString HypervisorConnection::describe(Accelerator accelerator)
                                            : QStringLiteral("TCG (software emulation, slow)");
 }
 
+void HypervisorConnection::CallbackTarget::with(void* opaque,
+                                                const std::function<void(HypervisorConnection*)>& post)
+{
+    auto* target = static_cast<CallbackTarget*>(static_cast<CallbackTargetRef*>(opaque)->get());
+    std::lock_guard lock(target->mutex);
+    if (target->connection)
+        post(target->connection);
+}
+
 void HypervisorConnection::registerCallbacks()
 {
-    virConnectRegisterCloseCallback(m_conn, &HypervisorConnection::onClose, this, nullptr);
+    m_callbackTarget = std::make_shared<CallbackTarget>();
+    m_callbackTarget->connection = this;
+    const auto onLifecycle = [](virConnectPtr, virDomainPtr domain, int event, int detail, void* opaque) {
+        const QString uuid = uuidOf(domain);
+        CallbackTarget::with(opaque, [&](HypervisorConnection* self) {
+            QMetaObject::invokeMethod(
+                self, [self, uuid, event, detail] { Q_EMIT self->domainLifecycle(uuid, event, detail); },
+                Qt::QueuedConnection);
+        });
+        return 0;
+    };
+    const auto onAgentLifecycle = [](virConnectPtr, virDomainPtr domain, int state, int, void* opaque) {
+        const QString uuid = uuidOf(domain);
+        const bool connected = state == VIR_CONNECT_DOMAIN_EVENT_AGENT_LIFECYCLE_STATE_CONNECTED;
+        CallbackTarget::with(opaque, [&](HypervisorConnection* self) {
+            QMetaObject::invokeMethod(
+                self, [self, uuid, connected] { Q_EMIT self->agentLifecycle(uuid, connected); },
+                Qt::QueuedConnection);
+        });
+    };
+    virConnectRegisterCloseCallback(m_conn, &HypervisorConnection::onClose, newTargetRef(m_callbackTarget),
+                                    freeTargetRef);
     m_lifecycleCallback = virConnectDomainEventRegisterAny(
-        m_conn, nullptr, VIR_DOMAIN_EVENT_ID_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(onLifecycle),
-        this, nullptr);
+        m_conn, nullptr, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+        VIR_DOMAIN_EVENT_CALLBACK(static_cast<virConnectDomainEventCallback>(onLifecycle)),
+        newTargetRef(m_callbackTarget), freeTargetRef);
     m_agentCallback = virConnectDomainEventRegisterAny(
         m_conn, nullptr, VIR_DOMAIN_EVENT_ID_AGENT_LIFECYCLE,
-        VIR_DOMAIN_EVENT_CALLBACK(onAgentLifecycle), this, nullptr);
+        VIR_DOMAIN_EVENT_CALLBACK(static_cast<virConnectDomainEventAgentLifecycleCallback>(onAgentLifecycle)),
+        newTargetRef(m_callbackTarget), freeTargetRef);
     if (m_lifecycleCallback < 0 || m_agentCallback < 0)
         qCWarning(lcVirt) << "cannot register domain event callbacks:" << lastVirtErrorMessage();
 }
@@ -143,14 +168,20 @@ void HypervisorConnection::unregisterCallbacks()
         virConnectDomainEventDeregisterAny(m_conn, m_agentCallback);
     virConnectUnregisterCloseCallback(m_conn, &HypervisorConnection::onClose);
     m_lifecycleCallback = m_agentCallback = -1;
+    if (m_callbackTarget) {
+        std::lock_guard lock(m_callbackTarget->mutex);
+        m_callbackTarget->connection = nullptr;
+    }
+    m_callbackTarget.reset();
 }
 
 void HypervisorConnection::onClose(virConnectPtr, int reason, void* opaque)
 {
-    auto* self = static_cast<HypervisorConnection*>(opaque);
     const QString text = closeReasonText(reason);
     qCWarning(lcVirt) << "libvirt connection closed:" << text;
-    QMetaObject::invokeMethod(self, [self, text] { self->onLost(text); }, Qt::QueuedConnection);
+    CallbackTarget::with(opaque, [&](HypervisorConnection* self) {
+        QMetaObject::invokeMethod(self, [self, text] { self->onLost(text); }, Qt::QueuedConnection);
+    });
 }
 
 void HypervisorConnection::onLost(const QString& reason)

@@ -6,6 +6,8 @@
 #include <QString>
 
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <mutex>
 
 class QTimer;
@@ -86,6 +88,21 @@ private:
     void onLost(const QString& reason);
     void tryReconnect();
 
+    /// What libvirt's callbacks reach this object through (their opaque data): libvirt may run
+    /// a callback on its event loop's thread after it was deregistered, so the callback finds
+    /// the connection through this, cleared before the connection goes, never through a
+    /// pointer that may dangle. Each registration holds a reference that libvirt's free
+    /// callback drops.
+    struct CallbackTarget
+    {
+        std::mutex mutex;
+        HypervisorConnection* connection = nullptr;
+
+        /// Runs `post(connection)` with the lock held (so the connection is not destroyed
+        /// meanwhile) when the connection is still there; `opaque` is a registration's data.
+        static void with(void* opaque, const std::function<void(HypervisorConnection*)>& post);
+    };
+
     void registerCallbacks();
     void unregisterCallbacks();
     static void onClose(virConnectPtr, int reason, void* opaque);
@@ -94,6 +111,7 @@ private:
     mutable std::mutex m_mutex;
     virConnectPtr m_conn = nullptr;
     std::atomic<Accelerator> m_accelerator{Accelerator::Tcg};
+    std::shared_ptr<CallbackTarget> m_callbackTarget; ///< while callbacks are registered
     int m_lifecycleCallback = -1;
     int m_agentCallback = -1;
     bool m_autoReconnect = false;
