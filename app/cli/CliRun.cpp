@@ -53,7 +53,8 @@ void CliRun::start(const RunOptions& options)
 
 void CliRun::onPhase(RunPhase phase)
 {
-    if (m_verbose && phase != RunPhase::Finished)
+    // A queued run's line is its place in the queue (queued()), not the phase's name.
+    if (m_verbose && phase != RunPhase::Finished && phase != RunPhase::Queued)
         note(phaseName(phase) + QStringLiteral("…"));
 }
 

@@ -78,13 +78,17 @@ QJsonObject runCodeOutputSchema()
             {QStringLiteral("description"),
              QStringLiteral("Files the script wrote under out/ (subfolders included), in name "
                             "order; up to 100 files and 100 MiB come back.")}});
+    properties.insert(QStringLiteral("queued_ms"),
+                      integerSchema(QStringLiteral("Milliseconds the run waited for a free microVM (every place "
+                                                   "for one was taken); 0 when one was free at once."),
+                                    0));
     properties.insert(QStringLiteral("artifacts_note"),
                       stringSchema(QStringLiteral(
                           "Empty when every file under out/ came back; otherwise which cap "
                           "left which files behind.")));
     schema.insert(QStringLiteral("properties"), properties);
     QJsonArray required = schema.value(QLatin1String("required")).toArray();
-    required << QStringLiteral("artifacts") << QStringLiteral("artifacts_note");
+    required << QStringLiteral("artifacts") << QStringLiteral("artifacts_note") << QStringLiteral("queued_ms");
     schema.insert(QStringLiteral("required"), required);
     return withFileChangesSchema(schema);
 }
@@ -174,6 +178,7 @@ McpToolResult runCodeResult(const RunResult& run, const RunOptions& options, con
     const RunArtifactsResult artifacts = runArtifactsResult(run.artifacts, run.domainName);
     result.structured.insert(QStringLiteral("artifacts"), artifacts.list);
     result.structured.insert(QStringLiteral("artifacts_note"), run.artifactsNote);
+    result.structured.insert(QStringLiteral("queued_ms"), run.queuedMs);
     result.content = artifacts.content;
     result.resources = artifacts.resources;
     result.end = LoggedAction::endOf(Expected<ExecStatus>(status));

@@ -473,6 +473,7 @@ print(total)
                  QStringLiteral("395\n"));
         QCOMPARE(structured(run).value(QLatin1String("exit_status")).toInt(), 0);
         QCOMPARE(structured(run).value(QLatin1String("artifacts_note")).toString(), QString());
+        QCOMPARE(structured(run).value(QLatin1String("queued_ms")).toInt(-1), 0); // nothing else ran
 
         // Each artifact's URI names the run's microVM, so that resources/read finds it later.
         const QJsonArray artifacts = structured(run).value(QLatin1String("artifacts")).toArray();
@@ -839,6 +840,7 @@ print(total)
         QCOMPARE(lines.size(), 1 + expected.size() + 1); // the server's info, the progress, the result
         QVERIFY2(!lines.last().value(QLatin1String("isError")).toBool(), qPrintable(text(lines.last())));
         QCOMPARE(structured(lines.last()).value(QLatin1String("stdout")).toString(), QStringLiteral("42\n"));
+        QVERIFY(structured(lines.last()).value(QLatin1String("queued_ms")).toInt() > 0);
     }
 
     /// An output bigger than a reply's cap (1 MiB a stream): the reply holds 1 MiB of it once

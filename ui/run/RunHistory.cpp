@@ -79,7 +79,7 @@ QList<RunHistory::Entry> RunHistory::readEntries() const
     QDir runs(runsFolder());
     const QStringList names = runs.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed);
     for (const QString& name : names.mid(0, kMaxEntries))
-        entries.append({name, {}, {}, runs.filePath(name + QStringLiteral("/out"))});
+        entries.append({name, {}, {}, runs.filePath(name + QStringLiteral("/out")), {}});
     return entries;
 }
 
