@@ -146,16 +146,31 @@ void HypervisorConnection::registerCallbacks()
                 Qt::QueuedConnection);
         });
     };
-    virConnectRegisterCloseCallback(m_conn, &HypervisorConnection::onClose, newTargetRef(m_callbackTarget),
-                                    freeTargetRef);
-    m_lifecycleCallback = virConnectDomainEventRegisterAny(
-        m_conn, nullptr, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-        VIR_DOMAIN_EVENT_CALLBACK(static_cast<virConnectDomainEventCallback>(onLifecycle)),
-        newTargetRef(m_callbackTarget), freeTargetRef);
-    m_agentCallback = virConnectDomainEventRegisterAny(
-        m_conn, nullptr, VIR_DOMAIN_EVENT_ID_AGENT_LIFECYCLE,
-        VIR_DOMAIN_EVENT_CALLBACK(static_cast<virConnectDomainEventAgentLifecycleCallback>(onAgentLifecycle)),
-        newTargetRef(m_callbackTarget), freeTargetRef);
+    // libvirt frees an event registration's data once it is deregistered, and nothing when the
+    // registration failed: then it is freed here.
+    const auto registered = [](int result, void* ref) {
+        if (result < 0)
+            freeTargetRef(ref);
+        return result;
+    };
+    // The close callback's data is this object's: a driver without close callbacks (the test
+    // driver) takes the registration without keeping it and would never free it.
+    m_closeRef = newTargetRef(m_callbackTarget);
+    virConnectRegisterCloseCallback(m_conn, &HypervisorConnection::onClose, m_closeRef, nullptr);
+    void* lifecycleRef = newTargetRef(m_callbackTarget);
+    m_lifecycleCallback = registered(
+        virConnectDomainEventRegisterAny(
+            m_conn, nullptr, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+            VIR_DOMAIN_EVENT_CALLBACK(static_cast<virConnectDomainEventCallback>(onLifecycle)), lifecycleRef,
+            freeTargetRef),
+        lifecycleRef);
+    void* agentRef = newTargetRef(m_callbackTarget);
+    m_agentCallback = registered(
+        virConnectDomainEventRegisterAny(
+            m_conn, nullptr, VIR_DOMAIN_EVENT_ID_AGENT_LIFECYCLE,
+            VIR_DOMAIN_EVENT_CALLBACK(static_cast<virConnectDomainEventAgentLifecycleCallback>(onAgentLifecycle)),
+            agentRef, freeTargetRef),
+        agentRef);
     if (m_lifecycleCallback < 0 || m_agentCallback < 0)
         qCWarning(lcVirt) << "cannot register domain event callbacks:" << lastVirtErrorMessage();
 }
@@ -166,7 +181,10 @@ void HypervisorConnection::unregisterCallbacks()
         virConnectDomainEventDeregisterAny(m_conn, m_lifecycleCallback);
     if (m_agentCallback >= 0)
         virConnectDomainEventDeregisterAny(m_conn, m_agentCallback);
+    // Returns once a close callback running now is done (libvirt holds its lock while it runs).
     virConnectUnregisterCloseCallback(m_conn, &HypervisorConnection::onClose);
+    freeTargetRef(m_closeRef);
+    m_closeRef = nullptr;
     m_lifecycleCallback = m_agentCallback = -1;
     if (m_callbackTarget) {
         std::lock_guard lock(m_callbackTarget->mutex);

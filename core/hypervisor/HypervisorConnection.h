@@ -112,6 +112,7 @@ private:
     virConnectPtr m_conn = nullptr;
     std::atomic<Accelerator> m_accelerator{Accelerator::Tcg};
     std::shared_ptr<CallbackTarget> m_callbackTarget; ///< while callbacks are registered
+    void* m_closeRef = nullptr; ///< the close callback's data (a reference to m_callbackTarget)
     int m_lifecycleCallback = -1;
     int m_agentCallback = -1;
     bool m_autoReconnect = false;
