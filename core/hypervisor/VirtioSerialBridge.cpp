@@ -21,9 +21,11 @@ namespace sbw {
 struct VirtioSerialBridge::State
 {
     std::mutex mutex;
+    virConnectPtr conn = nullptr; ///< the stream's (which holds a reference to it) until close()
     virStreamPtr stream = nullptr;
     int fd = -1;            ///< our end of the socketpair
     int fdWatch = -1;       ///< virEventAddHandle id
+    int liveTimer = -1;     ///< virEventAddTimeout id of the connection's liveness check
     bool closed = false;
     bool guestEof = false;  ///< the stream reached its end; our socket end is shut for writing
     QByteArray toSocket;    ///< read from the guest, not yet written to the socket
@@ -37,11 +39,15 @@ struct VirtioSerialBridge::State
     void updateInterest();
     void onStream(int events);
     void onSocket(int events);
+    /// Closes the bridge when its connection is gone; the caller holds the mutex.
+    void checkConnection();
     void close();
 };
 
 namespace {
 constexpr int kChunk = 64 * 1024;
+/// How often a bridge asks whether its connection is still alive (see checkConnection()).
+constexpr int kLivenessCheckMs = 1000;
 
 // The callbacks get the state as a plain pointer: ~VirtioSerialBridge keeps it alive until they
 // cannot run any more (LibvirtEventLoop::releaseAfterCallbacks()).
@@ -77,12 +83,27 @@ void VirtioSerialBridge::State::close()
                        << receivedFromGuest << "bytes from it";
     virStreamEventRemoveCallback(stream);
     virEventRemoveHandle(fdWatch);
+    virEventRemoveTimeout(liveTimer);
     if (virStreamAbort(stream) < 0)
         virResetLastError(); // the stream may already be finished or broken
     virStreamFree(stream);
     stream = nullptr;
+    conn = nullptr;
     ::close(fd);
     fd = -1;
+}
+
+// libvirt gives a stream no event when its connection is lost (the remote host or its daemon
+// went away, a keepalive timed out): without this the socket's user (a terminal's SSH session)
+// would wait for bytes that cannot come, and would learn only at its next write that the
+// session is dead. Closing makes the socket see EOF, so the SSH session above ends at once and
+// says that the connection broke.
+void VirtioSerialBridge::State::checkConnection()
+{
+    if (closed || virConnectIsAlive(conn) != 0) // -1: a driver that cannot tell
+        return;
+    qCInfo(lcChannel) << "channel bridge: the libvirt connection is gone; closing";
+    close();
 }
 
 // Called with the guest's next bytes in `toSocket` while the greeting is awaited: they must
@@ -222,6 +243,15 @@ Expected<std::unique_ptr<VirtioSerialBridge>> VirtioSerialBridge::open(virConnec
                               state.get(), nullptr);
     state->fdWatch = virEventAddHandle(state->fd, VIR_EVENT_HANDLE_READABLE, socketCallback,
                                        state.get(), nullptr);
+    state->conn = conn;
+    state->liveTimer = virEventAddTimeout(
+        kLivenessCheckMs,
+        [](int, void* opaque) {
+            VirtioSerialBridge::State& state = stateOf(opaque);
+            std::lock_guard lock(state.mutex);
+            state.checkConnection();
+        },
+        state.get(), nullptr);
     return std::unique_ptr<VirtioSerialBridge>(new VirtioSerialBridge(state, fds[1]));
 }
 
@@ -239,6 +269,13 @@ VirtioSerialBridge::~VirtioSerialBridge()
     LibvirtEventLoop::releaseAfterCallbacks(std::move(m_state));
     if (m_peerFd >= 0)
         ::close(m_peerFd);
+}
+
+bool VirtioSerialBridge::isOpen() const
+{
+    std::lock_guard lock(m_state->mutex);
+    m_state->checkConnection();
+    return !m_state->closed;
 }
 
 int VirtioSerialBridge::takePeerFd()

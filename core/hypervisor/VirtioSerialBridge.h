@@ -29,6 +29,10 @@ namespace sbw {
 /// until the greeting has arrived; and when other bytes come first, they are the previous
 /// server's, and the bridge closes at once (the socket sees EOF), so that server sees the
 /// hang-up and ends, and the caller's next attempt meets a fresh one.
+///
+/// A lost libvirt connection gives its streams no event; the bridge asks every second whether
+/// its connection is alive and closes when it is not (the socket sees EOF), and isOpen() asks
+/// at once.
 class VirtioSerialBridge
 {
 public:
@@ -45,6 +49,11 @@ public:
 
     /// The caller's end of the socketpair; the caller must close it. Call once.
     int takePeerFd();
+
+    /// False once the bridge has closed (the guest or the socket's user ended, or the libvirt
+    /// connection it was opened on is gone: then it closes now). A bridge of a connection that
+    /// was lost and opened again is closed: its stream went with the old connection.
+    bool isOpen() const;
 
     struct State;
 

@@ -702,7 +702,9 @@ Expected<void> Workspace::syncGuestClock()
 
 Expected<void> Workspace::ensureSession(Clock::time_point deadline, CancelFlags cancel)
 {
-    if (m_link && m_link->session->isOpen())
+    // The bridge is asked too: after the libvirt connection was lost and opened again, the
+    // session looks open until its bridge notices that its stream went with the old connection.
+    if (m_link && m_link->session->isOpen() && m_link->bridge->isOpen())
         return {};
     // A session whose connection broke (the libvirt connection was lost, the guest's sshd
     // ended) is replaced; its holders keep the dead one until they ask again.

@@ -1,0 +1,322 @@
+// A remote libvirt host: this machine's daemon reached over qemu+ssh through an sshd of the
+// test's own on the loopback (LoopbackSshd), beside the local qemu:///system connection. Through
+// the remote connection: an ephemeral run, a workspace's exec, terminal, file upload and
+// download, checkpoint and revert, and its stats. Killing the sshd loses the remote host while
+// the local one keeps working; restarting it brings the remote host back.
+
+#include "LoopbackSshd.h"
+#include "TestEnvironment.h"
+#include "WorkspaceShell.h"
+#include "guest/SftpClient.h"
+#include "guest/ShellChannel.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "hypervisor/StoragePool.h"
+#include "run/EphemeralRun.h"
+#include "stats/StatsSampler.h"
+#include "workspace/Workspace.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QRandomGenerator>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <libvirt/libvirt.h>
+
+namespace {
+
+const QString kRemoteName = QStringLiteral("rh-remote");
+const QString kLocalName = QStringLiteral("rh-local");
+const QLatin1String kDomainPrefix("sbw-ws-rh-");
+
+std::chrono::steady_clock::time_point inSeconds(int seconds)
+{
+    return std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+}
+
+QByteArray sha256Hex(const QByteArray& bytes)
+{
+    return QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();
+}
+
+QByteArray readFile(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(unreadable)");
+}
+
+/// This test's workspace domains and volumes on `uri`.
+QStringList leftovers(const QString& uri)
+{
+    QStringList found;
+    sbw::HypervisorConnection connection(uri);
+    if (!connection.ensureOpen())
+        return {QStringLiteral("<cannot connect>")};
+    virDomainPtr* domains = nullptr;
+    const int count = virConnectListAllDomains(connection.handle(), &domains, 0);
+    for (int i = 0; i < count; ++i) {
+        const QString name = QString::fromUtf8(virDomainGetName(domains[i]));
+        if (name.startsWith(kDomainPrefix))
+            found << name;
+        virDomainFree(domains[i]);
+    }
+    free(domains);
+    if (auto pool = sbw::StoragePool::open(connection.handle(), true))
+        found << pool->volumeNames(kDomainPrefix);
+    return found;
+}
+
+} // namespace
+
+class TestRemoteHost : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_data;
+    sbw::test::LoopbackSshd m_sshd;
+    std::unique_ptr<sbw::HypervisorConnection> m_local;
+    std::unique_ptr<sbw::HypervisorConnection> m_remote;
+    std::unique_ptr<sbw::Workspace> m_remoteWs;
+    std::unique_ptr<sbw::Workspace> m_localWs;
+
+    /// A running workspace `name` on `connection`, made anew (one left by an earlier run goes).
+    std::unique_ptr<sbw::Workspace> startWorkspace(sbw::HypervisorConnection& connection,
+                                                   const QString& name)
+    {
+        removeWorkspace(connection, name);
+        sbw::WorkspaceSettings settings;
+        settings.memoryMiB = 256;
+        auto created = sbw::Workspace::create(connection, name, settings);
+        if (!created) {
+            qWarning() << "cannot create" << name << created.error().message;
+            return {};
+        }
+        if (auto started = created.value()->start(); !started) {
+            qWarning() << "cannot start" << name << started.error().message;
+            return {};
+        }
+        return std::move(created.value());
+    }
+
+    static void removeWorkspace(sbw::HypervisorConnection& connection, const QString& name)
+    {
+        if (auto old = sbw::Workspace::open(connection, name))
+            QVERIFY(old.value()->remove().ok());
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        // Own client key and records; the images stay in the shared cache.
+        QVERIFY(m_data.isValid());
+        qputenv("XDG_DATA_HOME", m_data.path().toUtf8());
+        auto started = m_sshd.start();
+        QVERIFY2(started.ok(), started ? "" : qPrintable(started.error().message));
+        m_local = std::make_unique<sbw::HypervisorConnection>(sbw::test::guestUri());
+        m_remote = std::make_unique<sbw::HypervisorConnection>(m_sshd.uri());
+        QVERIFY(m_local->ensureOpen().ok());
+        auto opened = m_remote->ensureOpen();
+        QVERIFY2(opened.ok(), opened ? "" : qPrintable(opened.error().message));
+        // As WorkspaceManager does for the window's hosts.
+        m_local->setAutoReconnect(true);
+        m_remote->setAutoReconnect(true);
+    }
+
+    void cleanupTestCase()
+    {
+        m_remoteWs.reset();
+        m_localWs.reset();
+        // The remote host is this machine's daemon: the local connection removes both
+        // workspaces, also when the remote one is lost because a case failed.
+        if (m_local) {
+            removeWorkspace(*m_local, kRemoteName);
+            removeWorkspace(*m_local, kLocalName);
+            QCOMPARE(leftovers(m_local->uri()), QStringList());
+            QCOMPARE(sbw::test::runDomains(m_local->uri()), QStringList());
+        }
+    }
+
+    // A remote URI boots the run's microVM (no saved ready state: its save image would be a
+    // file on the remote host).
+    void ephemeralRun()
+    {
+        sbw::RunOptions options;
+        options.language = sbw::Language::Shell;
+        options.code = "echo from the remote host; echo to stderr >&2; exit 3\n";
+        const sbw::RunResult result = sbw::runEphemeral(*m_remote, options, {}, nullptr);
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QCOMPARE(result.stdoutData, QByteArray("from the remote host\n"));
+        QCOMPARE(result.stderrData, QByteArray("to stderr\n"));
+        QCOMPARE(result.exitStatus, std::optional<int>(3));
+        QVERIFY(!result.restored);
+        QVERIFY(!sbw::test::runDomains(m_local->uri()).contains(result.domainName));
+        QVERIFY(!sbw::test::runOverlays(m_local->uri())
+                     .contains(result.domainName + sbw::StoragePool::kQcow2Suffix));
+    }
+
+    void workspaceExec()
+    {
+        m_remoteWs = startWorkspace(*m_remote, kRemoteName);
+        QVERIFY(m_remoteWs);
+        QCOMPARE(
+            sbw::test::shellOutput(*m_remoteWs, QStringLiteral("echo ready; pwd; echo $((6*7))")),
+            QByteArray("ready\n/root\n42\n"));
+    }
+
+    void terminal()
+    {
+        auto session = m_remoteWs->session(inSeconds(60));
+        QVERIFY2(session.ok(), session ? "" : qPrintable(session.error().message));
+        std::unique_ptr<sbw::ShellChannel> shell = session.value()->openShell(80, 24);
+        QByteArray screen;
+        std::optional<int> status;
+        connect(shell.get(), &sbw::ShellChannel::output, this,
+                [&screen](const QByteArray& bytes) { screen += bytes; });
+        connect(shell.get(), &sbw::ShellChannel::closed, this,
+                [&status](std::optional<int> exitStatus) { status = exitStatus.value_or(-1); });
+        // The echoed command line holds "$((6*7))", so only the shell's answer matches.
+        shell->write("printf 'pty %s\\n' $((6*7)) \"$(stty size)\"\n");
+        QVERIFY2(QTest::qWaitFor([&] { return screen.contains("pty 42\r\npty 24 80\r\n"); }, 30000),
+                 screen.constData());
+        shell->write("exit 5\n");
+        QVERIFY(QTest::qWaitFor([&] { return status.has_value(); }, 30000));
+        QCOMPARE(status, std::optional<int>(5));
+    }
+
+    void fileUploadAndDownload()
+    {
+        QTemporaryDir dir;
+        QByteArray bytes(4 * 1024 * 1024, Qt::Uninitialized);
+        QRandomGenerator::global()->fillRange(reinterpret_cast<quint32*>(bytes.data()),
+                                              bytes.size() / 4);
+        const QString up = dir.filePath(QStringLiteral("up.bin"));
+        const QString down = dir.filePath(QStringLiteral("down.bin"));
+        QFile file(up);
+        QVERIFY(file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size());
+        file.close();
+
+        auto session = m_remoteWs->session(inSeconds(60));
+        QVERIFY2(session.ok(), session ? "" : qPrintable(session.error().message));
+        auto sftp = session.value()->openSftp();
+        QVERIFY2(sftp.ok(), sftp ? "" : qPrintable(sftp.error().message));
+        auto uploaded = sftp.value()->upload(up, "/root/blob.bin");
+        QVERIFY2(uploaded.ok(), uploaded ? "" : qPrintable(uploaded.error().message));
+        QCOMPARE(sbw::test::shellOutput(*m_remoteWs, QStringLiteral("sha256sum < blob.bin")),
+                 sha256Hex(bytes) + "  -\n");
+        auto downloaded = sftp.value()->download("/root/blob.bin", down);
+        QVERIFY2(downloaded.ok(), downloaded ? "" : qPrintable(downloaded.error().message));
+        QCOMPARE(sha256Hex(readFile(down)), sha256Hex(bytes));
+    }
+
+    void checkpointAndRevert()
+    {
+        QCOMPARE(sbw::test::shellOutput(*m_remoteWs, QStringLiteral("echo v1 > version")),
+                 QByteArray());
+        QTRY_COMPARE_WITH_TIMEOUT(m_remoteWs->state(), sbw::WorkspaceState::Running, 60000);
+        auto taken = m_remoteWs->checkpoint(QStringLiteral("one"), QStringLiteral("before v2"));
+        QVERIFY2(taken.ok(), taken ? "" : qPrintable(taken.error().message));
+        QCOMPARE(
+            sbw::test::shellOutput(*m_remoteWs, QStringLiteral("echo v2 > version; cat version")),
+            QByteArray("v2\n"));
+        auto timeline = m_remoteWs->checkpoints();
+        QVERIFY(timeline.ok());
+        QCOMPARE(timeline->size(), 1);
+        QCOMPARE(timeline->at(0).name, QStringLiteral("one"));
+        QCOMPARE(timeline->at(0).note, QStringLiteral("before v2"));
+        auto reverted = m_remoteWs->revert(QStringLiteral("one"));
+        QVERIFY2(reverted.ok(), reverted ? "" : qPrintable(reverted.error().message));
+        QCOMPARE(sbw::test::shellOutput(*m_remoteWs, QStringLiteral("cat version")),
+                 QByteArray("v1\n"));
+    }
+
+    void stats()
+    {
+        sbw::StatsSampler sampler(m_remote.get());
+        QSignalSpy ticks(&sampler, &sbw::StatsSampler::sampled);
+        sampler.start();
+        const QString domain = QStringLiteral("sbw-ws-") + kRemoteName;
+        // The guest's balloon driver reports its figures once a second after boot or revert.
+        std::optional<sbw::SandboxSample> sample;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                for (const QList<QVariant>& args : std::as_const(ticks))
+                    for (const sbw::SandboxSample& s :
+                         args.constFirst().value<sbw::StatsTick>().sandboxes)
+                        if (s.name == domain && s.memoryUsedMiB && s.memoryTotalMiB &&
+                            s.residentMiB)
+                            sample = s;
+                return sample.has_value();
+            },
+            30000));
+        QCOMPARE(sample->state, sbw::DomainState::Running);
+        QVERIFY2(*sample->memoryTotalMiB > 100 && *sample->memoryTotalMiB <= 256,
+                 qPrintable(QString::number(*sample->memoryTotalMiB)));
+        QVERIFY2(*sample->memoryUsedMiB > 0 && *sample->memoryUsedMiB < *sample->memoryTotalMiB,
+                 qPrintable(QString::number(*sample->memoryUsedMiB)));
+        QVERIFY2(*sample->residentMiB > 0, qPrintable(QString::number(*sample->residentMiB)));
+    }
+
+    // The remote host goes away (its sshd and every connection through it are killed): the
+    // remote connection says so at once and retries; the local host works on meanwhile; the
+    // remote host and its workspace are back once sshd is.
+    void lostHostComesBack()
+    {
+        m_localWs = startWorkspace(*m_local, kLocalName);
+        QVERIFY(m_localWs);
+        QCOMPARE(sbw::test::shellOutput(*m_localWs, QStringLiteral("echo local")),
+                 QByteArray("local\n"));
+
+        // A terminal open on the remote workspace when its host goes.
+        auto session = m_remoteWs->session(inSeconds(60));
+        QVERIFY2(session.ok(), session ? "" : qPrintable(session.error().message));
+        std::unique_ptr<sbw::ShellChannel> shell = session.value()->openShell(80, 24);
+        QByteArray screen;
+        QStringList errors;
+        std::optional<int> closedWith;
+        connect(shell.get(), &sbw::ShellChannel::output, this,
+                [&screen](const QByteArray& bytes) { screen += bytes; });
+        connect(shell.get(), &sbw::ShellChannel::errorOccurred, this,
+                [&errors](const QString& message) { errors << message; });
+        connect(
+            shell.get(), &sbw::ShellChannel::closed, this,
+            [&closedWith](std::optional<int> exitStatus) { closedWith = exitStatus.value_or(-1); });
+        shell->write("echo open $((2*3))\n");
+        QVERIFY2(QTest::qWaitFor([&] { return screen.contains("open 6\r\n"); }, 30000),
+                 screen.constData());
+        session.value().reset();
+
+        QSignalSpy disconnected(m_remote.get(), &sbw::HypervisorConnection::disconnected);
+        QSignalSpy retries(m_remote.get(), &sbw::HypervisorConnection::reconnectScheduled);
+        QSignalSpy reconnected(m_remote.get(), &sbw::HypervisorConnection::reconnected);
+        m_sshd.kill();
+        QTRY_COMPARE_WITH_TIMEOUT(disconnected.size(), 1, 20000);
+        QCOMPARE(disconnected.first().first().toString(),
+                 QStringLiteral("the libvirt daemon closed the connection"));
+        QVERIFY(!m_remote->handle()); // the dead connection was dropped
+        QVERIFY(!retries.isEmpty());
+        QCOMPARE(retries.first().first().toInt(), 1); // the first retry in 1 s
+        // The terminal says that its connection broke (its channel got no event from libvirt).
+        QVERIFY(QTest::qWaitFor([&] { return closedWith.has_value(); }, 10000));
+        QCOMPARE(closedWith, std::optional<int>(-1));
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(errors.first().startsWith(QLatin1String("the connection to the guest broke")),
+                 qPrintable(errors.first()));
+        QCOMPARE(sbw::test::shellOutput(*m_remoteWs, QStringLiteral("echo remote")),
+                 QByteArray(
+                     "exec failed: cannot run a command in workspace 'rh-remote': it is unknown"));
+        QCOMPARE(sbw::test::shellOutput(*m_localWs, QStringLiteral("echo still $((6*7))")),
+                 QByteArray("still 42\n"));
+        QVERIFY(m_local->handle());
+
+        auto restarted = m_sshd.start();
+        QVERIFY2(restarted.ok(), restarted ? "" : qPrintable(restarted.error().message));
+        QTRY_COMPARE_WITH_TIMEOUT(reconnected.size(), 1, 40000);
+        QCOMPARE(disconnected.size(), 1);
+        QVERIFY(m_remote->handle());
+        QCOMPARE(sbw::test::shellOutput(*m_remoteWs, QStringLiteral("cat version; echo back")),
+                 QByteArray("v1\nback\n"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRemoteHost)
+#include "tst_remotehost.moc"
