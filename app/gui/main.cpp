@@ -36,7 +36,10 @@ int main(int argc, char* argv[])
     const QCommandLineOption connectOption(
         {QStringLiteral("c"), QStringLiteral("connect")},
         QStringLiteral("libvirt connection URI (default: $LIBVIRT_DEFAULT_URI, else "
-                       "qemu:///system for root and qemu:///session for other users)."),
+                       "qemu:///system for root and qemu:///session for other users). Give it "
+                       "again for more hosts; the first is where runs and agents' calls go "
+                       "unless they name another. File > Add Connection adds hosts that the "
+                       "next window remembers."),
         QStringLiteral("URI"));
     const QCommandLineOption scriptOption(
         QStringLiteral("script"),
@@ -62,10 +65,18 @@ int main(int argc, char* argv[])
     if (scriptPath.isEmpty() && !positional.isEmpty())
         scriptPath = positional.first();
 
-    sbw::HypervisorConnection connection(sbw::defaultConnectionUri(parser.value(connectOption)));
+    const QStringList uris = parser.values(connectOption);
+    sbw::HypervisorConnection connection(sbw::defaultConnectionUri(uris.value(0)));
     sbw::Workbench workbench(&connection); // the services; the window shows them
     sbw::MainWindow window(&workbench);
     QApplication::setWindowIcon(window.windowIcon());
+    for (const QString& uri : uris.mid(1)) {
+        if (auto added = window.addConnection(uri, false); !added) {
+            std::fprintf(stderr, "sandbox-workbench: %s\n", qPrintable(added.error().message));
+            return 2;
+        }
+    }
+    window.addRememberedConnections();
 
     if (!scriptPath.isEmpty()) {
         if (auto loaded = window.runPane()->loadScript(scriptPath); !loaded) {

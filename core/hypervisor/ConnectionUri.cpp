@@ -30,4 +30,9 @@ bool isLocalUri(const QString& uri)
     return QUrl(uri).host().isEmpty();
 }
 
+QString hostDisplayName(const QString& uri)
+{
+    return isLocalUri(uri) ? uri : QUrl(uri).host();
+}
+
 } // namespace sbw

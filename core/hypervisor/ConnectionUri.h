@@ -21,4 +21,8 @@ bool isSystemUri(const QString& uri);
 /// the daemon runs on this machine, so files it writes can be read here.
 bool isLocalUri(const QString& uri);
 
+/// How a host is named in lists: the URI's host name ("server", "127.0.0.1"), or the whole URI
+/// for a local one ("qemu:///system").
+QString hostDisplayName(const QString& uri);
+
 } // namespace sbw

@@ -1,5 +1,6 @@
 #include "hypervisor/HypervisorConnection.h"
 
+#include "base/Async.h"
 #include "base/Logging.h"
 #include "hypervisor/LibvirtEventLoop.h"
 #include "hypervisor/VirtError.h"
@@ -67,7 +68,11 @@ HypervisorConnection::HypervisorConnection(QString uri, QObject* parent)
 {
 }
 
-HypervisorConnection::~HypervisorConnection() { close(); }
+HypervisorConnection::~HypervisorConnection()
+{
+    m_opening.waitForFinished(); // the attempt uses this object
+    close();
+}
 
 Expected<void> HypervisorConnection::ensureOpen()
 {
@@ -94,6 +99,11 @@ Expected<void> HypervisorConnection::ensureOpen()
     m_accelerator = acceleratorFromCapabilities(capabilities);
     registerCallbacks();
     qCInfo(lcVirt) << "connected to" << m_uri << "accelerator:" << describe(m_accelerator.load());
+    // Opened by a caller of its own (the CLI, a worker) rather than by openInBackground().
+    QMetaObject::invokeMethod(this, [this] {
+        if (m_state == ConnectionState::Closed)
+            setState(ConnectionState::Active);
+    }, Qt::QueuedConnection);
     return {};
 }
 
@@ -204,33 +214,91 @@ void HypervisorConnection::onClose(virConnectPtr, int reason, void* opaque)
 
 void HypervisorConnection::onLost(const QString& reason)
 {
+    setState(ConnectionState::Lost, reason);
     Q_EMIT disconnected(reason);
     if (!m_autoReconnect)
         return;
     close(); // the dead handle is useless; ensureOpen() makes a new one
     m_retryDelaySeconds = 1;
+    scheduleReconnect();
+}
+
+void HypervisorConnection::openInBackground()
+{
+    if (m_state == ConnectionState::Connecting || m_state == ConnectionState::Active)
+        return;
+    setState(ConnectionState::Connecting);
+    openOffThread([this](const Expected<void>& opened) {
+        if (opened) {
+            setState(ConnectionState::Active);
+            return;
+        }
+        setState(ConnectionState::Lost, opened.error().message);
+        if (!m_autoReconnect)
+            return;
+        m_retryDelaySeconds = 1;
+        scheduleReconnect();
+    });
+}
+
+void HypervisorConnection::openOffThread(std::function<void(const Expected<void>&)> done)
+{
+    // The work touches this object; the destructor waits for m_opening, so it cannot dangle.
+    m_opening = runAsync([this] { return ensureOpen(); });
+    onFinished(m_opening, this, std::move(done));
+}
+
+void HypervisorConnection::scheduleReconnect()
+{
     if (!m_retryTimer) {
         m_retryTimer = new QTimer(this);
         m_retryTimer->setSingleShot(true);
         connect(m_retryTimer, &QTimer::timeout, this, &HypervisorConnection::tryReconnect);
     }
     m_retryTimer->start(m_retryDelaySeconds * 1000);
+    setState(ConnectionState::Reconnecting, m_stateReason);
     Q_EMIT reconnectScheduled(m_retryDelaySeconds);
 }
 
 void HypervisorConnection::tryReconnect()
 {
-    const auto opened = ensureOpen();
-    if (opened) {
-        qCInfo(lcVirt) << "reconnected to" << m_uri;
-        m_retryDelaySeconds = 1;
-        Q_EMIT reconnected();
-        return;
+    openOffThread([this](const Expected<void>& opened) {
+        if (opened) {
+            qCInfo(lcVirt) << "reconnected to" << m_uri;
+            m_retryDelaySeconds = 1;
+            setState(ConnectionState::Active);
+            Q_EMIT reconnected();
+            return;
+        }
+        qCInfo(lcVirt) << "reconnect failed:" << opened.error().message;
+        m_stateReason = opened.error().message;
+        m_retryDelaySeconds = std::min(m_retryDelaySeconds * 2, 30);
+        scheduleReconnect();
+    });
+}
+
+void HypervisorConnection::setState(ConnectionState state, const QString& reason)
+{
+    m_state = state;
+    m_stateReason = reason;
+    Q_EMIT stateChanged(state);
+}
+
+QString HypervisorConnection::describe(ConnectionState state, int retryDelaySeconds)
+{
+    switch (state) {
+    case ConnectionState::Closed:
+        return QStringLiteral("closed");
+    case ConnectionState::Connecting:
+        return QStringLiteral("connecting");
+    case ConnectionState::Active:
+        return QStringLiteral("active");
+    case ConnectionState::Lost:
+        return QStringLiteral("lost");
+    case ConnectionState::Reconnecting:
+        return QStringLiteral("reconnecting in %1 s").arg(retryDelaySeconds);
     }
-    qCInfo(lcVirt) << "reconnect failed:" << opened.error().message;
-    m_retryDelaySeconds = std::min(m_retryDelaySeconds * 2, 30);
-    m_retryTimer->start(m_retryDelaySeconds * 1000);
-    Q_EMIT reconnectScheduled(m_retryDelaySeconds);
+    return {};
 }
 
 void HypervisorConnection::close()

@@ -2,6 +2,7 @@
 
 #include "base/Expected.h"
 
+#include <QFuture>
 #include <QObject>
 #include <QString>
 
@@ -25,6 +26,16 @@ enum class Accelerator
 /// KVM when the capabilities XML (virConnectGetCapabilities) offers domain type 'kvm' and the
 /// host CPU has VT-x or AMD-V (feature vmx or svm); TCG otherwise.
 Accelerator acceleratorFromCapabilities(const QString& capabilitiesXml);
+
+/// Where a connection is, as the window shows it (virt-manager's connection states).
+enum class ConnectionState
+{
+    Closed,       ///< never opened, or closed by this process
+    Connecting,   ///< the first open() is under way
+    Active,       ///< open, its event callbacks registered
+    Lost,         ///< the open failed or the daemon went away (stateReason() says why)
+    Reconnecting  ///< lost; the next attempt is in retryDelaySeconds()
+};
 
 /// One libvirt connection, owned by core. open() registers the process-wide event loop
 /// (LibvirtEventLoop), sets keepalive (5 s interval, 3 missed replies), a close callback and
@@ -64,6 +75,20 @@ public:
 
     void close();
 
+    /// Opens the connection on a thread-pool thread (a remote host can take as long as SSH's
+    /// timeout to answer), moving from Connecting to Active, or to Lost and, with
+    /// auto-reconnect, on to Reconnecting. Call on this object's thread.
+    void openInBackground();
+
+    /// The state the last transition left; read on this object's thread.
+    ConnectionState state() const { return m_state; }
+    /// Why the connection is Lost or Reconnecting: libvirt's message or the close reason.
+    QString stateReason() const { return m_stateReason; }
+    /// Reconnecting: seconds from the last attempt to the next.
+    int retryDelaySeconds() const { return m_retryDelaySeconds; }
+    /// "connecting", "active", "lost", "reconnecting in 4 s".
+    static QString describe(ConnectionState state, int retryDelaySeconds);
+
     /// When on, a lost connection (close callback: daemon crash or restart, keepalive timeout)
     /// is dropped and reopened with backoff (1, 2, 4, … 30 s between attempts), re-registering
     /// every event callback; reconnected() says when it is back. Off by default: ephemeral runs
@@ -83,10 +108,18 @@ Q_SIGNALS:
     /// Auto-reconnect: the connection is open again, with its callbacks registered. Every state
     /// read before is stale.
     void reconnected();
+    /// state() changed (each transition, also from Reconnecting to Reconnecting with a new
+    /// delay).
+    void stateChanged(sbw::ConnectionState state);
 
 private:
     void onLost(const QString& reason);
+    /// An attempt to open, on a thread-pool thread; `done` gets its outcome on this object's
+    /// thread.
+    void openOffThread(std::function<void(const Expected<void>&)> done);
     void tryReconnect();
+    void scheduleReconnect();
+    void setState(ConnectionState state, const QString& reason = {});
 
     /// What libvirt's callbacks reach this object through (their opaque data): libvirt may run
     /// a callback on its event loop's thread after it was deregistered, so the callback finds
@@ -118,6 +151,9 @@ private:
     bool m_autoReconnect = false;
     int m_retryDelaySeconds = 1;
     QTimer* m_retryTimer = nullptr;
+    ConnectionState m_state = ConnectionState::Closed;
+    QString m_stateReason;
+    QFuture<Expected<void>> m_opening; ///< openOffThread()'s attempt; the destructor waits for it
 };
 
 } // namespace sbw

@@ -48,7 +48,7 @@ Expected<std::shared_ptr<GuestSession>> sessionOf(McpSandboxes& sandboxes, const
     auto workspace = sandboxes.workspace(name);
     if (!workspace)
         return workspace.error();
-    return workspace.value()->session(sandboxes.readyDeadline());
+    return workspace.value()->session(McpSandboxes::readyDeadline(workspace.value()->connection()));
 }
 
 /// An SFTP client on the workspace's session.

@@ -93,6 +93,14 @@ QJsonObject runCodeOutputSchema()
     return withFileChangesSchema(schema);
 }
 
+/// The optional `host` argument of run_code and create_workspace.
+QJsonObject hostSchema()
+{
+    return stringSchema(QStringLiteral(
+        "libvirt connection URI of the host to use, one of the workbench's connections "
+        "(list_workspaces shows them); default: the first."));
+}
+
 QJsonObject runCodeInputSchema()
 {
     return objectSchema(
@@ -104,7 +112,8 @@ QJsonObject runCodeInputSchema()
           integerSchema(
               QStringLiteral("Seconds before the script is killed; default 60, 0 = none."), 0,
               kMaxTimeoutSeconds)},
-         {QStringLiteral("files"), runInputFilesSchema()}},
+         {QStringLiteral("files"), runInputFilesSchema()},
+         {QStringLiteral("host"), hostSchema()}},
         {QStringLiteral("code")});
 }
 
@@ -136,7 +145,7 @@ Expected<ActionRequest> prepareRunCode(const QJsonObject& json)
 
 /// The run's options from an approved call. The agent's files go through the private host
 /// folder `staging` (made here when there are files), as `sbw run --file` takes them.
-Expected<RunOptions> runCodeOptions(const McpCall& call, McpSandboxes& sandboxes,
+Expected<RunOptions> runCodeOptions(const McpCall& call, const McpSandboxes::Host& host,
                                     std::optional<QTemporaryDir>& staging)
 {
     RunOptions options;
@@ -147,7 +156,7 @@ Expected<RunOptions> runCodeOptions(const McpCall& call, McpSandboxes& sandboxes
             .integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds)
             .value());
     options.actor = call.request.actor;
-    options.pool = sandboxes.pool();
+    options.pool = host.pool.get();
     if (call.request.inputFiles.isEmpty())
         return options;
     staging.emplace();
@@ -209,8 +218,11 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
     tool.outputSchema = runCodeOutputSchema();
     tool.prepare = prepareRunCode;
     tool.run = [sandboxes](const McpCall& call) {
+        const auto host = sandboxes->host(Arguments(call.arguments).string(QStringLiteral("host"), {}).value());
+        if (!host)
+            return McpToolResult::failure(host.error().message);
         std::optional<QTemporaryDir> staging;
-        const auto options = runCodeOptions(call, *sandboxes, staging);
+        const auto options = runCodeOptions(call, host.value(), staging);
         if (!options)
             return McpToolResult::failure(options.error().message);
         RunCallbacks callbacks;
@@ -232,7 +244,7 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         };
         // A cancel (the client's) stops the run and destroys its microVM.
         const RunResult run =
-            runEphemeral(sandboxes->connection(), options.value(), callbacks, call.cancel);
+            runEphemeral(*host->connection, options.value(), callbacks, call.cancel);
         if (run.cancelled || (!run.error.isEmpty() && call.cancel && *call.cancel))
             return McpToolResult::failure(QStringLiteral("cancelled"), Outcome::Cancelled);
         if (!run.error.isEmpty())
@@ -242,12 +254,38 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
     return tool;
 }
 
+/// The workspaces on one host, as list_workspaces shows them.
+Expected<QJsonArray> listHostWorkspaces(HypervisorConnection& connection)
+{
+    if (auto opened = connection.ensureOpen(); !opened)
+        return opened.error();
+    auto records = listWorkspaceRecords(connection.handle());
+    if (!records)
+        return records.error();
+    QJsonArray list;
+    for (const WorkspaceRecord& record : records.value()) {
+        auto domain = lookupWorkspaceDomain(connection.handle(), record.name);
+        const WorkspaceState state = domain ? readWorkspaceState(domain.value().get()) : WorkspaceState::Unknown;
+        list.append(QJsonObject{{QStringLiteral("name"), record.name},
+                                {QStringLiteral("state"), workspaceStateName(state)},
+                                {QStringLiteral("memory_mib"), record.settings.memoryMiB},
+                                {QStringLiteral("vcpus"), record.settings.vcpus},
+                                {QStringLiteral("disk_gib"), record.settings.diskGiB},
+                                {QStringLiteral("network"), workspaceNetworkName(record.settings.network)},
+                                {QStringLiteral("host"), connection.uri()}});
+    }
+    return list;
+}
+
 McpTool listWorkspacesTool(std::shared_ptr<McpSandboxes> sandboxes)
 {
     McpTool tool;
     tool.name = QStringLiteral("list_workspaces");
     tool.title = QStringLiteral("List workspaces");
-    tool.description = QStringLiteral("Lists the persistent workspaces with their state and size.");
+    tool.description = QStringLiteral(
+        "Lists the persistent workspaces on every host of the workbench with their state, size "
+        "and host, and the hosts (libvirt connection URIs; a host that does not answer has an "
+        "error).");
     tool.kind = ActionKind::List;
     tool.inputSchema = objectSchema({});
     const QJsonObject entry = objectSchema(
@@ -258,40 +296,44 @@ McpTool listWorkspacesTool(std::shared_ptr<McpSandboxes> sandboxes)
          {QStringLiteral("memory_mib"), integerSchema(QStringLiteral("Guest memory, MiB."))},
          {QStringLiteral("vcpus"), integerSchema(QStringLiteral("Guest vCPUs."))},
          {QStringLiteral("disk_gib"), integerSchema(QStringLiteral("Disk size, GiB."))},
-         {QStringLiteral("network"), stringSchema(QStringLiteral("none, nat or allowlist."))}},
-        {QStringLiteral("name"), QStringLiteral("state")});
-    tool.outputSchema =
-        objectSchema({{QStringLiteral("workspaces"),
-                       QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
-                                   {QStringLiteral("items"), entry}}}},
-                     {QStringLiteral("workspaces")});
+         {QStringLiteral("network"), stringSchema(QStringLiteral("none, nat or allowlist."))},
+         {QStringLiteral("host"), stringSchema(QStringLiteral("libvirt connection URI of its host."))}},
+        {QStringLiteral("name"), QStringLiteral("state"), QStringLiteral("host")});
+    const QJsonObject host = objectSchema(
+        {{QStringLiteral("uri"), stringSchema(QStringLiteral("libvirt connection URI."))},
+         {QStringLiteral("error"), stringSchema(QStringLiteral("Why it did not answer; absent when it did."))}},
+        {QStringLiteral("uri")});
+    const auto arrayOf = [](const QJsonObject& items) {
+        return QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), items}};
+    };
+    tool.outputSchema = objectSchema({{QStringLiteral("workspaces"), arrayOf(entry)},
+                                      {QStringLiteral("hosts"), arrayOf(host)}},
+                                     {QStringLiteral("workspaces"), QStringLiteral("hosts")});
     tool.prepare = [](const QJsonObject&) -> Expected<ActionRequest> {
         ActionRequest request;
         request.kind = ActionKind::List;
         return request;
     };
     tool.run = [sandboxes](const McpCall&) {
-        HypervisorConnection& connection = sandboxes->connection();
-        if (auto opened = connection.ensureOpen(); !opened)
-            return McpToolResult::failure(opened.error().message);
-        auto records = listWorkspaceRecords(connection.handle());
-        if (!records)
-            return McpToolResult::failure(records.error().message);
         QJsonArray list;
-        for (const WorkspaceRecord& record : records.value()) {
-            auto domain = lookupWorkspaceDomain(connection.handle(), record.name);
-            const WorkspaceState state =
-                domain ? readWorkspaceState(domain.value().get()) : WorkspaceState::Unknown;
-            list.append(QJsonObject{
-                {QStringLiteral("name"), record.name},
-                {QStringLiteral("state"), workspaceStateName(state)},
-                {QStringLiteral("memory_mib"), record.settings.memoryMiB},
-                {QStringLiteral("vcpus"), record.settings.vcpus},
-                {QStringLiteral("disk_gib"), record.settings.diskGiB},
-                {QStringLiteral("network"), workspaceNetworkName(record.settings.network)}});
+        QJsonArray hosts;
+        QStringList errors;
+        for (const McpSandboxes::Host& host : sandboxes->hosts()) {
+            QJsonObject hostEntry{{QStringLiteral("uri"), host.connection->uri()}};
+            if (auto listed = listHostWorkspaces(*host.connection)) {
+                for (const QJsonValue& entry : listed.value())
+                    list.append(entry);
+            } else {
+                hostEntry.insert(QStringLiteral("error"), listed.error().message);
+                errors << listed.error().message;
+            }
+            hosts.append(hostEntry);
         }
+        // One host that answers is an answer; the others' errors are in `hosts`.
+        if (errors.size() == hosts.size())
+            return McpToolResult::failure(errors.join(QStringLiteral("; ")));
         McpToolResult result;
-        result.structured = {{QStringLiteral("workspaces"), list}};
+        result.structured = {{QStringLiteral("workspaces"), list}, {QStringLiteral("hosts"), hosts}};
         return result;
     };
     return tool;
@@ -324,7 +366,8 @@ McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
           stringSchema(QStringLiteral("Guest image template; default minimal. \"browser\" has a headless "
                                       "browser for the browser_* tools."))},
          {QStringLiteral("start"),
-          booleanSchema(QStringLiteral("Start it at once; default true."))}},
+          booleanSchema(QStringLiteral("Start it at once; default true."))},
+         {QStringLiteral("host"), hostSchema()}},
         {QStringLiteral("name")});
     tool.outputSchema = stateOutputSchema();
     tool.prepare = [](const QJsonObject& json) -> Expected<ActionRequest> {
@@ -366,7 +409,14 @@ McpTool createWorkspaceTool(std::shared_ptr<McpSandboxes> sandboxes)
         parseWorkspaceNetwork(
             arguments.string(QStringLiteral("network"), QStringLiteral("none")).value(),
             &settings.network);
-        auto created = Workspace::create(sandboxes->connection(), call.request.sandbox, settings);
+        const auto host = sandboxes->host(arguments.string(QStringLiteral("host"), {}).value());
+        if (!host)
+            return McpToolResult::failure(host.error().message);
+        // A workspace is named without its host: a name on another host would hide this one.
+        if (auto existing = sandboxes->workspace(call.request.sandbox))
+            return McpToolResult::failure(QStringLiteral("workspace '%1' exists already on %2")
+                                              .arg(call.request.sandbox, existing.value()->connection().uri()));
+        auto created = Workspace::create(*host->connection, call.request.sandbox, settings);
         if (!created)
             return McpToolResult::failure(created.error().message);
         std::shared_ptr<Workspace> workspace = std::move(created.value());
@@ -485,7 +535,7 @@ McpToolResult runExec(McpSandboxes& sandboxes, const McpCall& call)
     const int seconds =
         arguments.integer(QStringLiteral("timeout"), 60, 0, kMaxTimeoutSeconds).value();
     options.timeout = std::chrono::seconds(seconds);
-    options.readyDeadline = sandboxes.readyDeadline();
+    options.readyDeadline = McpSandboxes::readyDeadline(workspace.value()->connection());
     options.actor = call.request.actor;
     // The client's cancel kills the command's process group, as the timeout does.
     options.cancel = call.cancel;
@@ -644,6 +694,32 @@ Expected<QString> checkpointBeforeApproved(Workspace& workspace, const McpCall& 
     return name;
 }
 
+void McpSandboxes::addHost(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool)
+{
+    std::lock_guard lock(m_mutex);
+    m_hosts.push_back({connection, std::move(pool)});
+}
+
+std::vector<McpSandboxes::Host> McpSandboxes::hosts() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_hosts;
+}
+
+Expected<McpSandboxes::Host> McpSandboxes::host(const QString& uri) const
+{
+    const std::vector<Host> all = hosts();
+    if (uri.isEmpty())
+        return all.front();
+    QStringList uris;
+    for (const Host& host : all) {
+        if (host.connection->uri() == uri)
+            return host;
+        uris << host.connection->uri();
+    }
+    return makeError(QStringLiteral("no host %1; the hosts are: %2").arg(uri, uris.join(QStringLiteral(", "))));
+}
+
 Expected<std::shared_ptr<Workspace>> McpSandboxes::workspace(const QString& name)
 {
     {
@@ -651,12 +727,21 @@ Expected<std::shared_ptr<Workspace>> McpSandboxes::workspace(const QString& name
         if (auto found = m_workspaces.find(name); found != m_workspaces.end())
             return found->second;
     }
-    auto opened = Workspace::open(*m_connection, name);
-    if (!opened)
-        return opened.error();
-    std::shared_ptr<Workspace> workspace = std::move(opened.value());
-    std::lock_guard lock(m_mutex);
-    return m_workspaces.emplace(name, workspace).first->second;
+    const std::vector<Host> all = hosts();
+    QStringList answers;
+    for (const Host& host : all) {
+        auto opened = Workspace::open(*host.connection, name);
+        if (!opened) {
+            if (all.size() == 1)
+                return opened.error();
+            answers << host.connection->uri() + QStringLiteral(": ") + opened.error().message;
+            continue;
+        }
+        std::shared_ptr<Workspace> workspace = std::move(opened.value());
+        std::lock_guard lock(m_mutex);
+        return m_workspaces.emplace(name, workspace).first->second;
+    }
+    return makeError(QStringLiteral("no workspace named '%1' on any host (%2)").arg(name, answers.join(QStringLiteral("; "))));
 }
 
 Expected<std::shared_ptr<BrowserSession>> McpSandboxes::browser(const QString& name)
@@ -670,7 +755,7 @@ Expected<std::shared_ptr<BrowserSession>> McpSandboxes::browser(const QString& n
             return found->second;
     }
     // Made without the lock: the main thread, which makes it, may itself wait for the lock.
-    const bool kvm = m_connection->accelerator() == Accelerator::Kvm;
+    const bool kvm = workspace.value()->connection().accelerator() == Accelerator::Kvm;
     const auto make = [&] {
         return std::shared_ptr<BrowserSession>(new BrowserSession(workspace.value(), std::chrono::seconds(kvm ? 30 : 120)),
                                                [](BrowserSession* session) { session->deleteLater(); });
@@ -695,9 +780,9 @@ void McpSandboxes::adopt(std::shared_ptr<Workspace> workspace)
     m_workspaces[workspace->name()] = std::move(workspace);
 }
 
-std::chrono::steady_clock::time_point McpSandboxes::readyDeadline() const
+std::chrono::steady_clock::time_point McpSandboxes::readyDeadline(const HypervisorConnection& connection)
 {
-    const bool kvm = m_connection->accelerator() == Accelerator::Kvm;
+    const bool kvm = connection.accelerator() == Accelerator::Kvm;
     return std::chrono::steady_clock::now() + std::chrono::seconds(kvm ? 30 : 120);
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace sbw {
 
@@ -14,21 +15,36 @@ class HypervisorConnection;
 class SandboxPool;
 class Workspace;
 
-/// What the workbench's MCP tools work on: one libvirt connection and the Workspace objects
-/// opened through it (kept, so that a workspace's SSH session serves many calls). Thread-safe:
-/// tools run on the server's worker threads.
+/// What the workbench's MCP tools work on: the workbench's libvirt hosts (the first is the
+/// default) and the Workspace objects opened through them (kept, so that a workspace's SSH
+/// session serves many calls). A workspace is named without its host: the first host that has
+/// it serves it, and create_workspace refuses a name another host has. Thread-safe: tools run
+/// on the server's worker threads.
 class McpSandboxes
 {
 public:
-    /// `pool`: where run_code takes a pre-booted sandbox from (null: every run boots its own).
+    /// One host: its connection and where run_code takes a pre-booted sandbox from (null:
+    /// every run boots its own).
+    struct Host
+    {
+        HypervisorConnection* connection = nullptr;
+        std::shared_ptr<SandboxPool> pool;
+    };
+
+    /// The first host; `connection` must outlive this object.
     explicit McpSandboxes(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool = nullptr)
-        : m_connection(connection), m_pool(std::move(pool))
+        : m_hosts{{connection, std::move(pool)}}
     {
     }
 
-    HypervisorConnection& connection() { return *m_connection; }
-    SandboxPool* pool() const { return m_pool.get(); }
-    /// Workspace `name`, opened on first use. Errors: "there is no workspace NAME", libvirt.
+    /// Adds a host after the others (the window's File ▸ Add Connection…).
+    void addHost(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool);
+    std::vector<Host> hosts() const;
+    /// The host whose connection URI is `uri`, the first host when `uri` is empty. Errors:
+    /// "no host qemu+ssh://x/system; the hosts are: qemu:///system, …".
+    Expected<Host> host(const QString& uri) const;
+    /// Workspace `name`, opened on first use on the first host that has it. Errors: "no
+    /// workspace named 'NAME'" (with each host's answer when there are several), libvirt.
     Expected<std::shared_ptr<Workspace>> workspace(const QString& name);
     /// The browser session of workspace `name` for the browser tools, made on first use on the
     /// application's main thread (it needs that thread's event loop) and kept. Errors: as
@@ -36,17 +52,17 @@ public:
     Expected<std::shared_ptr<BrowserSession>> browser(const QString& name);
     /// Keeps `workspace` (just created) for later calls.
     void adopt(std::shared_ptr<Workspace> workspace);
-    /// How long a call waits for a starting guest, from now (120 s under TCG, 30 s with KVM).
-    std::chrono::steady_clock::time_point readyDeadline() const;
+    /// How long a call waits for a starting guest on `connection`, from now (120 s under TCG,
+    /// 30 s with KVM).
+    static std::chrono::steady_clock::time_point readyDeadline(const HypervisorConnection& connection);
     /// The policy file the server's gate judges by, where fork_workspace copies the source's
     /// rules for the fork; Policy::defaultPath() unless set (`sbw mcp --policy FILE`).
     QString policyFile() const;
     void setPolicyFile(const QString& path);
 
 private:
-    HypervisorConnection* m_connection;
-    std::shared_ptr<SandboxPool> m_pool;
     mutable std::mutex m_mutex;
+    std::vector<Host> m_hosts;
     std::map<QString, std::shared_ptr<Workspace>> m_workspaces;
     std::map<QString, std::shared_ptr<BrowserSession>> m_browsers;
     QString m_policyFile; ///< empty: Policy::defaultPath()

@@ -33,7 +33,7 @@ bool RunController::start(const RunOptions& options)
     RunOptions run = options;
     if (m_pool)
         run.pool = m_pool.get();
-    m_worker = std::thread([this, options = std::move(run)] {
+    m_worker = std::thread([this, options = std::move(run), connection = m_connection, pool = m_pool] {
         RunCallbacks callbacks;
         callbacks.onPhase = [this](RunPhase phase) {
             QMetaObject::invokeMethod(this, [this, phase] { Q_EMIT phaseChanged(phase); },
@@ -57,7 +57,7 @@ bool RunController::start(const RunOptions& options)
             QMetaObject::invokeMethod(
                 this, [this, session] { Q_EMIT sessionReady(session); }, Qt::QueuedConnection);
         };
-        const RunResult result = runEphemeral(*m_connection, options, callbacks, &m_cancel);
+        const RunResult result = runEphemeral(*connection, options, callbacks, &m_cancel);
         QMetaObject::invokeMethod(
             this,
             [this, result] {
@@ -73,5 +73,11 @@ bool RunController::start(const RunOptions& options)
 }
 
 void RunController::cancel() { m_cancel = true; }
+
+void RunController::setHost(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool)
+{
+    m_connection = connection;
+    m_pool = std::move(pool);
+}
 
 } // namespace sbw

@@ -28,9 +28,11 @@ public:
 
     bool isRunning() const { return m_running; }
 
-    /// Runs started from now on take a pre-booted sandbox from `pool` when it holds one of
-    /// their options, and let it boot the next (RunOptions::pool). Null: each run boots its own.
-    void setPool(std::shared_ptr<SandboxPool> pool) { m_pool = std::move(pool); }
+    /// Runs started from now on go to the host of `connection` (not owned; it must outlive the
+    /// controller) and take a pre-booted sandbox from `pool` (that host's) when it holds one of
+    /// their options, and let it boot the next (RunOptions::pool). Null pool: each run boots
+    /// its own. A run in progress stays where it is.
+    void setHost(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool);
 
 public Q_SLOTS:
     /// Starts a run. Ignored (returns false) while one is running.
@@ -56,7 +58,7 @@ private:
     void joinWorker();
 
     HypervisorConnection* m_connection;
-    std::shared_ptr<SandboxPool> m_pool; ///< outlives every run: the worker is joined first
+    std::shared_ptr<SandboxPool> m_pool; ///< each run holds the one it started with
     std::atomic_bool m_cancel{false};
     bool m_running = false;
     std::thread m_worker;

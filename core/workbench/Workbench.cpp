@@ -9,24 +9,16 @@
 #include "mcp/McpHttpAccess.h"
 #include "mcp/McpHttpTransport.h"
 #include "mcp/McpNetworkTool.h"
-#include "readystate/RunSandbox.h"
 #include "mcp/McpServer.h"
 #include "mcp/McpTools.h"
-#include "sandbox/SandboxPool.h"
-#include "stats/StatsSampler.h"
+#include "workbench/Host.h"
 #include "workspace/WorkspaceManager.h"
 
 namespace sbw {
 
 Workbench::Workbench(HypervisorConnection* connection, QObject* parent)
-    : QObject(parent), m_connection(connection),
-      m_sandboxPool(std::make_shared<SandboxPool>(
-          *connection,
-          [connection](const SandboxOptions& options, const std::atomic_bool* cancel) {
-              return startRunSandbox(*connection, options, SandboxSource::Auto, {}, cancel);
-          })),
-      m_workspaces(new WorkspaceManager(connection, this)),
-      m_sampler(new StatsSampler(connection, std::chrono::seconds(1), this))
+    : QObject(parent), m_connection(connection), m_hosts{new Host(connection, this)},
+      m_workspaces(new WorkspaceManager(connection, this))
 {
     openCommandLog();
     createGate();
@@ -41,7 +33,36 @@ Workbench::~Workbench()
     delete m_mcpHttp;
     delete m_mcpServer;
     delete m_egressProxy;
+    m_mcpSandboxes.reset(); // the hosts (children) go after it
 }
+
+Host* Workbench::host(const QString& uri) const
+{
+    for (Host* host : m_hosts)
+        if (host->uri() == uri)
+            return host;
+    return nullptr;
+}
+
+Expected<Host*> Workbench::addHost(const QString& uri)
+{
+    const QString trimmed = uri.trimmed();
+    if (trimmed.isEmpty())
+        return makeError(QStringLiteral("no connection URI given"));
+    if (host(trimmed))
+        return makeError(QStringLiteral("the workbench is connected to %1 already").arg(trimmed));
+    auto* added = new Host(trimmed, this);
+    m_hosts << added;
+    m_workspaces->addConnection(added->connection());
+    m_mcpSandboxes->addHost(added->connection(), added->sandboxPool());
+    added->open();
+    Q_EMIT hostAdded(added);
+    return added;
+}
+
+const std::shared_ptr<SandboxPool>& Workbench::sandboxPool() const { return m_hosts.first()->sandboxPool(); }
+
+StatsSampler* Workbench::sampler() const { return m_hosts.first()->sampler(); }
 
 void Workbench::openCommandLog()
 {
@@ -78,7 +99,8 @@ void Workbench::createMcpServer()
 {
     // Agents' calls pass the gate: its policy, and the approval queue for `ask`.
     m_mcpServer = new McpServer(m_gate, m_commandLog, this);
-    for (McpTool& tool : workbenchTools(std::make_shared<McpSandboxes>(m_connection, m_sandboxPool)))
+    m_mcpSandboxes = std::make_shared<McpSandboxes>(m_connection, sandboxPool());
+    for (McpTool& tool : workbenchTools(m_mcpSandboxes))
         m_mcpServer->addTool(std::move(tool));
     m_mcpServer->addTool(networkActivityTool(m_gate, m_commandLog));
     if (auto token = loadOrCreateMcpToken(defaultMcpTokenPath()))

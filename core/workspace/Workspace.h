@@ -69,6 +69,8 @@ public:
 
     const WorkspaceRecord& record() const { return m_record; }
     QString name() const { return m_record.name; }
+    /// The connection of the host the workspace is on.
+    HypervisorConnection& connection() const { return m_connection; }
 
     /// readWorkspaceState() of the domain now; Unknown when libvirt cannot be asked.
     WorkspaceState state();

@@ -214,7 +214,7 @@ void benchExec(sbw::HypervisorConnection& connection, int repetitions)
         options.workdir = QStringLiteral("/root");
         options.shellCommand = sbw::workspaceShellCommand(options.command, options.workdir);
         options.timeout = std::chrono::seconds(60);
-        options.readyDeadline = sandboxes->readyDeadline();
+        options.readyDeadline = sbw::McpSandboxes::readyDeadline(workspace->connection());
         options.log = log.value();
         options.actor.kind = sbw::Actor::Kind::Cli;
         const sbw::WorkspaceCommandResult result = sbw::runWorkspaceCommand(*workspace, options);

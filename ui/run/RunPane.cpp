@@ -355,9 +355,9 @@ void RunPane::setCommandLog(std::shared_ptr<CommandLog> log)
     m_history->setCommandLog(std::move(log));
 }
 
-void RunPane::setSandboxPool(std::shared_ptr<SandboxPool> pool)
+void RunPane::setHost(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool)
 {
-    m_controller->setPool(std::move(pool));
+    m_controller->setHost(connection, std::move(pool));
 }
 
 QStringList RunPane::inputFiles() const

@@ -53,9 +53,9 @@ public:
     bool isRunning() const;
     /// Logs each run from now on as a person's Run row in `log`.
     void setCommandLog(std::shared_ptr<CommandLog> log);
-    /// Runs from now on take a pre-booted microVM from `pool` when it holds one of their
-    /// limits and image (RunController::setPool).
-    void setSandboxPool(std::shared_ptr<SandboxPool> pool);
+    /// Runs from now on go to the host of `connection` and take a pre-booted microVM from
+    /// `pool` when it holds one of their limits and image (RunController::setHost).
+    void setHost(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool);
     /// True after cancel() until the run's finished() arrives.
     bool isCancelling() const { return m_cancelling; }
 

@@ -21,6 +21,7 @@
 #include "run/InputFilesList.h"
 #include "run/RunPane.h"
 #include "run/ReadyMicroVmsMenu.h"
+#include "run/RunHostMenu.h"
 #include "sandbox/SandboxPool.h"
 #include "stats/GraphPane.h"
 #include "stats/StatsSampler.h"
@@ -28,8 +29,10 @@
 #include "terminal/TerminalTabs.h"
 #include "widgets/SandboxPageStack.h"
 #include "window/ConnectionStatusLabel.h"
+#include "window/HostList.h"
 #include "window/SessionListModel.h"
 #include "window/SessionListPane.h"
+#include "workbench/Host.h"
 #include "workbench/Workbench.h"
 #include "workspace/Workspace.h"
 #include "workspace/WorkspaceActions.h"
@@ -44,6 +47,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -51,6 +55,7 @@
 #include <QProgressBar>
 #include <QSaveFile>
 #include <QSettings>
+#include <QVBoxLayout>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -153,7 +158,14 @@ MainWindow::MainWindow(Workbench* workbench, QWidget* parent)
     m_sessionDock = sessionDock;
     sessionDock->setObjectName(QStringLiteral("sessionDock"));
     sessionDock->setFeatures(QDockWidget::DockWidgetMovable);
-    sessionDock->setWidget(m_sessionList);
+    m_hostList = new HostList(workbench, sessionDock);
+    auto* sessions = new QWidget(sessionDock);
+    auto* sessionsLayout = new QVBoxLayout(sessions);
+    sessionsLayout->setContentsMargins(0, 0, 0, 0);
+    sessionsLayout->setSpacing(2);
+    sessionsLayout->addWidget(m_hostList);
+    sessionsLayout->addWidget(m_sessionList, 1);
+    sessionDock->setWidget(sessions);
     addDockWidget(Qt::LeftDockWidgetArea, sessionDock);
     m_sessionDockWidth = kSessionDockWidth;
     resizeDocks({sessionDock}, {m_sessionDockWidth}, Qt::Horizontal);
@@ -341,7 +353,7 @@ void MainWindow::createActions()
     // After a run, the next runs' microVMs are made in the background and wait paused, so
     // the next Runs skip the boot.
     m_readyMicroVmsMenu = new ReadyMicroVmsMenu(m_sandboxPool.get(), this);
-    m_runPane->setSandboxPool(m_sandboxPool);
+    m_runHostMenu = new RunHostMenu(m_workbench, m_runPane, this); // sets the run pane's host
 
     m_aboutAction = new QAction(tr("&About Sandbox Workbench"), this);
     m_aboutAction->setMenuRole(QAction::AboutRole);
@@ -361,6 +373,8 @@ void MainWindow::createMenus()
     }
     examples->setEnabled(!examples->isEmpty());
     file->addSeparator();
+    file->addAction(tr("Add &Connection…"), this, &MainWindow::askConnection);
+    file->addSeparator();
     file->addAction(m_saveStdoutAction);
     file->addAction(m_saveStderrAction);
     file->addSeparator();
@@ -371,6 +385,7 @@ void MainWindow::createMenus()
     run->addAction(m_cancelAction);
     run->addSeparator();
     run->addMenu(m_readyMicroVmsMenu);
+    run->addMenu(m_runHostMenu);
 
     QMenu* workspace = menuBar()->addMenu(tr("&Workspace"));
     workspace->addAction(m_workspaceActions->newAction());
@@ -482,11 +497,51 @@ void MainWindow::editPolicy()
 {
     QStringList names;
     for (const WorkspaceManager::Entry& entry : m_workspaces->workspaces())
-        names.append(entry.record.name);
+        names.append(entry.record.name); // the policy names workspaces without their host
     auto* dialog = new PolicyEditorDialog(m_gate->policy(), Policy::defaultPath(), names, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &PolicyEditorDialog::saved, m_gate, &PolicyGate::setPolicy);
     dialog->open();
+}
+
+void MainWindow::askConnection()
+{
+    bool ok = false;
+    const QString uri = QInputDialog::getText(
+        this, tr("Add Connection"),
+        tr("libvirt connection URI, e.g. qemu+ssh://user@server/system\n"
+           "(SSH authenticates with your SSH agent or keys; libvirt's own URI parameters apply):"),
+        QLineEdit::Normal, QStringLiteral("qemu+ssh://"), &ok);
+    if (!ok)
+        return;
+    if (auto added = addConnection(uri, true); !added)
+        QMessageBox::warning(this, tr("Add Connection"), added.error().message);
+}
+
+Expected<void> MainWindow::addConnection(const QString& uri, bool remember)
+{
+    auto added = m_workbench->addHost(uri);
+    if (!added)
+        return added.error();
+    added.value()->sampler()->start();
+    statusBar()->showMessage(tr("Connecting to %1…").arg(added.value()->uri()), 5000);
+    if (remember) {
+        QSettings settings;
+        QStringList uris = settings.value(QStringLiteral("connections/uris")).toStringList();
+        if (!uris.contains(added.value()->uri()))
+            settings.setValue(QStringLiteral("connections/uris"), uris << added.value()->uri());
+    }
+    return {};
+}
+
+void MainWindow::addRememberedConnections()
+{
+    for (const QString& uri : QSettings().value(QStringLiteral("connections/uris")).toStringList()) {
+        if (m_workbench->host(uri))
+            continue;
+        if (auto added = addConnection(uri, false); !added)
+            statusBar()->showMessage(tr("Cannot add the connection %1: %2").arg(uri, added.error().message));
+    }
 }
 
 void MainWindow::createToolBar()
@@ -515,7 +570,7 @@ void MainWindow::showWorkspace(const QString& name)
     m_center->setCurrentWidget(m_workspaceTabs);
     showWorkspaceTab();
     for (const auto& entry : m_workspaces->workspaces())
-        if (entry.record.name == name)
+        if (entry.name == name)
             m_graphPane->selectSandbox(entry.record.uuid);
 }
 
@@ -581,10 +636,13 @@ void MainWindow::createWorkspaceTabs()
             return page;
         },
         tr("Select a workspace"), this);
-    HypervisorConnection* connection = m_connection;
     m_consoles = new SandboxPageStack(
-        [connection](const QString& name) -> QWidget* {
-            return new SerialConsoleView(*connection, workspaceDomainName(name));
+        [manager](const QString& name) -> QWidget* {
+            const auto workspace = manager->workspace(name);
+            if (!workspace)
+                return new QLabel(tr("Workspace '%1' no longer exists").arg(name));
+            // On the workspace's own host, by its own name (`name` may be NAME@HOST).
+            return new SerialConsoleView(workspace->connection(), workspaceDomainName(workspace->name()));
         },
         tr("Select a workspace"), this);
     m_workspaceTabs->addTab(m_workspacePane, tr("&Workspace"));
@@ -596,7 +654,8 @@ void MainWindow::createWorkspaceTabs()
         m_networks = new SandboxPageStack(
             [this](const QString& name) -> QWidget* {
                 const auto workspace = m_workspaces->workspace(name);
-                return new NetworkPane(m_commandLog, name,
+                // Log rows carry the workspace's own name (without its host).
+                return new NetworkPane(m_commandLog, workspace ? workspace->name() : name,
                                        workspace ? workspace->record().settings.network : WorkspaceNetwork::None,
                                        [this](const QString& sandbox, const NetworkDestination& destination,
                                               PolicyDecision decision) {
@@ -621,7 +680,7 @@ void MainWindow::createWorkspaceTabs()
             return;
         QStringList listed;
         for (const auto& entry : m_workspaces->workspaces())
-            listed.append(entry.record.name);
+            listed.append(entry.name);
         for (SandboxPageStack* stack : {m_terminals, m_files, m_browsers, m_consoles, m_networks})
             for (const QString& name : stack ? stack->sandboxes() : QStringList())
                 if (!listed.contains(name))

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "approval/Policy.h"
+#include "base/Expected.h"
 
 #include <QMainWindow>
 
@@ -22,12 +23,14 @@ class CommandLog;
 class ConnectionStatusLabel;
 struct ExampleScript;
 class GraphPane;
+class HostList;
 class HypervisorConnection;
 class McpHttpTransport;
 class McpServer;
 struct OperationReport;
 class PolicyGate;
 class ReadyMicroVmsMenu;
+class RunHostMenu;
 class RunPane;
 struct RunResult;
 class SandboxPageStack;
@@ -89,6 +92,17 @@ public:
     ConnectionStatusLabel* connectionStatus() const { return m_connectionStatus; }
     /// True while a close waits for the run's clean-up.
     bool isClosePending() const { return m_closePending; }
+    /// The hosts' lines above the session list.
+    HostList* hostList() const { return m_hostList; }
+    /// Run ▸ Run On: the host of the run pane's next runs.
+    RunHostMenu* runHostMenu() const { return m_runHostMenu; }
+
+    /// Adds a host on libvirt connection `uri` (Workbench::addHost()), its workspaces to the
+    /// session list and its line to the host list; `remember` keeps it in the settings
+    /// (connections/uris) for the next window. Errors: Workbench::addHost()'s.
+    Expected<void> addConnection(const QString& uri, bool remember);
+    /// Adds the hosts the settings remember (addConnection() of each, those not there yet).
+    void addRememberedConnections();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -104,6 +118,8 @@ public Q_SLOTS:
     void showAbout();
     /// Opens the approval policy editor; a saved policy applies at once.
     void editPolicy();
+    /// File ▸ Add Connection…: asks for a libvirt URI and adds its host.
+    void askConnection();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -172,6 +188,7 @@ private:
     AgentsPane* m_agentsPane = nullptr;
     QString m_currentWorkspace;
     ConnectionStatusLabel* m_connectionStatus;
+    HostList* m_hostList = nullptr;
     QProgressBar* m_forkBusy = nullptr; ///< in the status bar while forks are under way
     int m_forksUnderWay = 0;
     QAction* m_openAction = nullptr;
@@ -182,6 +199,7 @@ private:
     QAction* m_cancelAction = nullptr;
     QAction* m_aboutAction = nullptr;
     ReadyMicroVmsMenu* m_readyMicroVmsMenu = nullptr; ///< Run ▸ Ready MicroVMs
+    RunHostMenu* m_runHostMenu = nullptr;             ///< Run ▸ Run On
     QAction* m_refreshAction = nullptr;
     bool m_closePending = false;
     QDockWidget* m_sessionDock = nullptr;

@@ -65,7 +65,7 @@ void SessionListModel::reload()
     m_rows.clear();
     for (const auto& entry : entries) {
         Row row;
-        row.name = entry.record.name;
+        row.name = entry.name;
         const auto known = previous.find(row.name);
         if (known != previous.end())
             row = known->second;

@@ -231,7 +231,7 @@ void WorkspaceActions::createWorkspace()
     NewWorkspaceDialog dialog(m_dialogParent);
     QStringList taken;
     for (const WorkspaceManager::Entry& entry : m_manager->workspaces())
-        taken.append(entry.record.name);
+        taken.append(entry.record.name); // on any host: agents name workspaces without their host
     dialog.setTakenNames(taken);
     if (dialog.exec() != QDialog::Accepted)
         return;
@@ -310,7 +310,7 @@ void WorkspaceActions::askFork()
         return;
     QStringList taken;
     for (const WorkspaceManager::Entry& entry : m_manager->workspaces())
-        taken.append(entry.record.name);
+        taken.append(entry.record.name); // on any host: agents name workspaces without their host
     const WorkspaceState state = m_manager->state(m_current);
     const bool up = state == WorkspaceState::Running || state == WorkspaceState::Paused;
     // Window-modal and not exec(), as Checkpoint…: the window keeps painting meanwhile.

@@ -200,7 +200,7 @@ void WorkspacePane::forgetRemovedWorkspaces()
 {
     QSet<QString> listed;
     for (const auto& entry : m_manager->workspaces())
-        listed.insert(entry.record.name);
+        listed.insert(entry.name);
     for (auto it = m_commands.begin(); it != m_commands.end();) {
         const bool keep = it->first.isEmpty() || it->first == m_name ||
                           listed.contains(it->first) || it->second.exec->isRunning();
@@ -270,7 +270,7 @@ void WorkspacePane::updateHeading()
     m_heading->setText(tr("%1 — %2").arg(m_name, workspaceStateName(state)));
     QString details;
     for (const auto& entry : m_manager->workspaces()) {
-        if (entry.record.name != m_name)
+        if (entry.name != m_name)
             continue;
         const WorkspaceSettings& s = entry.record.settings;
         details = tr("image %1 · %2 vCPU · %3 MiB memory · %4 GiB disk · network %5 · created %6 UTC")

@@ -1,0 +1,67 @@
+#include "window/HostList.h"
+
+#include "base/VisibleText.h"
+#include "hypervisor/HypervisorConnection.h"
+#include "stats/StatsSampler.h"
+#include "workbench/Host.h"
+#include "workbench/Workbench.h"
+
+namespace sbw {
+
+HostList::HostList(Workbench* workbench, QWidget* parent) : QListWidget(parent), m_workbench(workbench)
+{
+    setObjectName(QStringLiteral("hostList"));
+    setSelectionMode(QAbstractItemView::NoSelection);
+    setFocusPolicy(Qt::NoFocus);
+    setToolTip(tr("The libvirt hosts of this window (File ▸ Add Connection…)"));
+    for (Host* host : workbench->hosts())
+        add(host);
+    connect(workbench, &Workbench::hostAdded, this, &HostList::add);
+}
+
+QString HostList::lineOf(const Host& host)
+{
+    QString line = host.summary();
+    if (host.connection()->state() != ConnectionState::Active)
+        return line;
+    const QList<HostSample> samples = host.sampler()->hostHistory();
+    if (samples.isEmpty())
+        return line;
+    const HostSample& last = samples.constLast();
+    if (last.cpuPercent)
+        line += tr(" · CPU %1 %").arg(*last.cpuPercent, 0, 'f', 0);
+    if (last.memoryUsedMiB && last.memoryTotalMiB)
+        line += tr(" · memory %1 of %2 GiB")
+                    .arg(*last.memoryUsedMiB / 1024, 0, 'f', 1)
+                    .arg(*last.memoryTotalMiB / 1024, 0, 'f', 1);
+    return line;
+}
+
+void HostList::add(Host* host)
+{
+    auto* item = new QListWidgetItem(this);
+    item->setData(Qt::UserRole, host->uri());
+    connect(host, &Host::changed, this, [this, host] { update(host); });
+    connect(host->sampler(), &StatsSampler::sampled, this, [this, host] { update(host); });
+    update(host);
+    fitHeight();
+}
+
+void HostList::update(Host* host)
+{
+    const int row = m_workbench->hosts().indexOf(host);
+    QListWidgetItem* line = item(row);
+    if (!line)
+        return;
+    line->setText(lineOf(*host));
+    const QString reason = host->connection()->stateReason();
+    line->setToolTip(reason.isEmpty() ? host->uri() : host->uri() + QLatin1Char('\n') + makeVisible(reason));
+}
+
+void HostList::fitHeight()
+{
+    const int rows = qMax(count(), 1);
+    setFixedHeight(rows * sizeHintForRow(0) + 2 * frameWidth() + 2);
+}
+
+} // namespace sbw
