@@ -20,9 +20,15 @@ namespace {
 
 constexpr int kPollMs = 100;
 
-QString capacityDir()
+/// The places of the host on `remoteUri`: this machine's own folder for a local daemon, one
+/// folder per remote host (its URI, made a file name) beside it.
+QString capacityDir(const QString& remoteUri)
 {
-    return paths::stateDir() + QLatin1String("/capacity");
+    const QString local = paths::stateDir() + QLatin1String("/capacity");
+    if (remoteUri.isEmpty())
+        return local;
+    return local + QLatin1String("/hosts/") +
+           QString::fromLatin1(remoteUri.toUtf8().toPercentEncoding(QByteArray(), QByteArray(), '_'));
 }
 
 /// The file `path` opened and flock()ed with `operation` (LOCK_EX or LOCK_SH, with LOCK_NB);
@@ -43,7 +49,7 @@ int lockFile(const QString& path, int operation)
 class Ticket
 {
 public:
-    Ticket()
+    explicit Ticket(const QString& dir) : m_dir(dir)
     {
         static std::atomic<int> counter{0};
         timespec now{};
@@ -52,7 +58,7 @@ public:
                      .arg(qint64(now.tv_sec) * 1000000000 + now.tv_nsec, 20, 10, QLatin1Char('0'))
                      .arg(::getpid())
                      .arg(counter++);
-        m_path = capacityDir() + QLatin1String("/queue/") + m_name;
+        m_path = m_dir + QLatin1String("/queue/") + m_name;
         m_fd = lockFile(m_path, LOCK_EX | LOCK_NB);
     }
     ~Ticket()
@@ -68,7 +74,7 @@ public:
     int ahead() const
     {
         int count = 0;
-        const QDir queue(capacityDir() + QLatin1String("/queue"));
+        const QDir queue(m_dir + QLatin1String("/queue"));
         for (const QString& other : queue.entryList(QDir::Files, QDir::Name)) {
             if (other >= m_name)
                 break;
@@ -84,6 +90,7 @@ public:
     }
 
 private:
+    QString m_dir;
     QString m_name;
     QString m_path;
     int m_fd = -1;
@@ -92,13 +99,14 @@ private:
 } // namespace
 
 Expected<SandboxSlot> SandboxSlot::acquire(int max, const std::function<void(int ahead)>& onQueued,
-                                           const std::atomic_bool* cancel)
+                                           const std::atomic_bool* cancel, const QString& remoteUri)
 {
-    if (!QDir().mkpath(capacityDir() + QLatin1String("/queue")))
-        return makeError(QStringLiteral("cannot create the folder %1").arg(capacityDir()));
-    Ticket ticket;
+    const QString dir = capacityDir(remoteUri);
+    if (!QDir().mkpath(dir + QLatin1String("/queue")))
+        return makeError(QStringLiteral("cannot create the folder %1").arg(dir));
+    Ticket ticket(dir);
     if (!ticket.isValid())
-        return makeError(QStringLiteral("cannot queue in %1: %2").arg(capacityDir(), QString::fromLocal8Bit(strerror(errno))));
+        return makeError(QStringLiteral("cannot queue in %1: %2").arg(dir, QString::fromLocal8Bit(strerror(errno))));
     int reported = -1;
     for (;;) {
         if (cancel && *cancel)
@@ -106,7 +114,7 @@ Expected<SandboxSlot> SandboxSlot::acquire(int max, const std::function<void(int
         const int ahead = ticket.ahead();
         if (ahead == 0) {
             for (int index = 0; index < max; ++index) {
-                const QString path = capacityDir() + QStringLiteral("/slot-%1").arg(index);
+                const QString path = dir + QStringLiteral("/slot-%1").arg(index);
                 if (const int fd = lockFile(path, LOCK_EX | LOCK_NB); fd >= 0)
                     return SandboxSlot(fd, index);
             }

@@ -2,6 +2,7 @@
 
 #include "base/Async.h"
 #include "base/Logging.h"
+#include "hypervisor/ConnectionUri.h"
 #include "hypervisor/LibvirtEventLoop.h"
 #include "hypervisor/VirtError.h"
 
@@ -205,9 +206,13 @@ void HypervisorConnection::unregisterCallbacks()
 
 void HypervisorConnection::onClose(virConnectPtr, int reason, void* opaque)
 {
-    const QString text = closeReasonText(reason);
-    qCWarning(lcVirt) << "libvirt connection closed:" << text;
     CallbackTarget::with(opaque, [&](HypervisorConnection* self) {
+        // Over SSH an EOF is as likely the transport's end as the daemon's: name the host.
+        const QString text = isLocalUri(self->uri())
+                                 ? closeReasonText(reason)
+                                 : QStringLiteral("the connection to %1 ended (%2)")
+                                       .arg(hostDisplayName(self->uri()), closeReasonText(reason));
+        qCWarning(lcVirt) << "libvirt connection closed:" << text;
         QMetaObject::invokeMethod(self, [self, text] { self->onLost(text); }, Qt::QueuedConnection);
     });
 }

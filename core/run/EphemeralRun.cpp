@@ -4,6 +4,7 @@
 #include "base/SignalText.h"
 #include "capacity/HostCapacity.h"
 #include "capacity/SandboxSlot.h"
+#include "hypervisor/ConnectionUri.h"
 #include "changes/ChangeScan.h"
 #include "guest/GuestLimitProbe.h"
 #include "guest/GuestSession.h"
@@ -311,7 +312,10 @@ private:
     /// A pre-booted sandbox from the pool, else a new one started; its log row begins.
     bool acquire()
     {
-        const int max = maxSandboxes(m_options.maxSandboxes, m_options.sandbox.memoryMiB);
+        // A remote host's places are counted on it, from its own cores and memory.
+        const bool remote = !isLocalUri(m_connection.uri());
+        const int max = maxSandboxes(m_options.maxSandboxes, m_options.sandbox.memoryMiB,
+                                     remote ? m_connection.handle() : nullptr);
         QElapsedTimer waited;
         waited.start();
         bool queued = false;
@@ -320,7 +324,7 @@ private:
                 phase(RunPhase::Queued);
             if (m_callbacks.onQueued)
                 m_callbacks.onQueued(ahead, max);
-        }, m_cancel);
+        }, m_cancel, remote ? m_connection.uri() : QString());
         if (queued)
             m_result.queuedMs = waited.elapsed();
         if (!slot)

@@ -291,7 +291,7 @@ private Q_SLOTS:
         m_sshd.kill();
         QTRY_COMPARE_WITH_TIMEOUT(disconnected.size(), 1, 20000);
         QCOMPARE(disconnected.first().first().toString(),
-                 QStringLiteral("the libvirt daemon closed the connection"));
+                 QStringLiteral("the connection to 127.0.0.1 ended (the libvirt daemon closed the connection)"));
         QVERIFY(!m_remote->handle()); // the dead connection was dropped
         QVERIFY(!retries.isEmpty());
         QCOMPARE(retries.first().first().toInt(), 1); // the first retry in 1 s

@@ -69,6 +69,24 @@ private Q_SLOTS:
         QCOMPARE(fourthSlot->index(), 0);
     }
 
+    void eachRemoteHostHasItsOwnPlaces()
+    {
+        const QString server = QStringLiteral("qemu+ssh://root@server/system");
+        auto local = sbw::SandboxSlot::acquire(1, {}, nullptr);
+        auto remote = sbw::SandboxSlot::acquire(1, {}, nullptr, server);
+        auto other = sbw::SandboxSlot::acquire(1, {}, nullptr, QStringLiteral("qemu+ssh://root@other/system"));
+        QVERIFY(local.ok() && remote.ok() && other.ok()); // none waits for another host's
+        std::atomic<int> ahead{-1};
+        auto second = std::async(std::launch::async, [&] {
+            return sbw::SandboxSlot::acquire(1, [&](int n) { ahead = n; }, nullptr, server);
+        });
+        QTRY_COMPARE(ahead.load(), 0); // the server's one place is taken
+        { auto freed = std::move(local.value()); }
+        QVERIFY(second.wait_for(std::chrono::milliseconds(300)) == std::future_status::timeout);
+        { auto freed = std::move(remote.value()); }
+        QVERIFY(second.get().ok());
+    }
+
     void cancelEndsTheWait()
     {
         auto only = sbw::SandboxSlot::acquire(1, {}, nullptr);
