@@ -14,6 +14,13 @@ HostList::HostList(Workbench* workbench, QWidget* parent) : QListWidget(parent),
     setSelectionMode(QAbstractItemView::NoSelection);
     setFocusPolicy(Qt::NoFocus);
     setToolTip(tr("The libvirt hosts of this window (File ▸ Add Connection…)"));
+    // A line with its figures is wider than the Sessions dock: lines wrap, and the list is as
+    // tall as they are (updateGeometries()), so every host's line shows whole, with no scroll
+    // bar to hide one.
+    setWordWrap(true);
+    setResizeMode(QListView::Adjust);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     for (Host* host : workbench->hosts())
         add(host);
     connect(workbench, &Workbench::hostAdded, this, &HostList::add);
@@ -44,7 +51,6 @@ void HostList::add(Host* host)
     connect(host, &Host::changed, this, [this, host] { update(host); });
     connect(host->sampler(), &StatsSampler::sampled, this, [this, host] { update(host); });
     update(host);
-    fitHeight();
 }
 
 void HostList::update(Host* host)
@@ -58,10 +64,11 @@ void HostList::update(Host* host)
     line->setToolTip(reason.isEmpty() ? host->uri() : host->uri() + QLatin1Char('\n') + makeVisible(reason));
 }
 
-void HostList::fitHeight()
+void HostList::updateGeometries()
 {
-    const int rows = qMax(count(), 1);
-    setFixedHeight(rows * sizeHintForRow(0) + 2 * frameWidth() + 2);
+    QListWidget::updateGeometries();
+    // After each layout: a line that wraps anew (new text, another width) changes the height.
+    setFixedHeight(contentsSize().height() + 2 * frameWidth());
 }
 
 } // namespace sbw

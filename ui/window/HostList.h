@@ -13,7 +13,7 @@ struct StatsTick;
 /// reconnecting in N s) and, while active, its accelerator and figures from its stats sampler:
 /// "127.0.0.1 · active · TCG · CPU 12 % · memory 1.2 of 3.9 GiB". A lost host's line says why
 /// in its tooltip. Lines follow the hosts' state changes and samples; a host added later gets a
-/// line of its own.
+/// line of its own. Lines wrap where the list is narrower; the list is as tall as its lines.
 class HostList : public QListWidget
 {
     Q_OBJECT
@@ -24,11 +24,13 @@ public:
     /// The line of `host` as it reads now.
     static QString lineOf(const Host& host);
 
+protected:
+    /// Fits the list's height to its lines, wrapped at its width: every line shows whole.
+    void updateGeometries() override;
+
 private:
     void add(Host* host);
     void update(Host* host);
-    /// Shows every line without a scroll bar.
-    void fitHeight();
 
     Workbench* m_workbench;
 };
