@@ -9,7 +9,19 @@
 namespace sbw {
 
 ApprovalPause::ApprovalPause(HypervisorConnection* connection, std::shared_ptr<CommandLog> log, QObject* parent)
-    : QObject(parent), m_connection(connection), m_log(std::move(log))
+    : ApprovalPause(
+          [connection](const QString& name) -> Expected<std::shared_ptr<sbw::Workspace>> {
+              auto opened = sbw::Workspace::open(*connection, name);
+              if (!opened)
+                  return opened.error();
+              return std::shared_ptr<sbw::Workspace>(std::move(opened.value()));
+          },
+          std::move(log), parent)
+{
+}
+
+ApprovalPause::ApprovalPause(WorkspaceOpener open, std::shared_ptr<CommandLog> log, QObject* parent)
+    : QObject(parent), m_open(std::move(open)), m_log(std::move(log))
 {
     m_workers.setMaxThreadCount(2);
 }
@@ -102,7 +114,7 @@ void ApprovalPause::next(const QString& name)
 
 bool ApprovalPause::perform(const QString& name, Step step) const
 {
-    auto opened = sbw::Workspace::open(*m_connection, name);
+    auto opened = m_open(name);
     if (!opened)
         return false;
     sbw::Workspace& workspace = *opened.value();

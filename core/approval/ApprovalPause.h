@@ -1,5 +1,7 @@
 #pragma once
 
+#include "base/Expected.h"
+
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
@@ -13,6 +15,7 @@ namespace sbw {
 
 class CommandLog;
 class HypervisorConnection;
+class Workspace;
 
 /// Pauses a workspace while actions for it wait for a person (the policy's pauseWhileWaiting,
 /// see Policy::pausesWhileWaiting()); PolicyGate calls hold() when such an action starts
@@ -43,9 +46,14 @@ class ApprovalPause : public QObject
 public:
     static inline const QString kActorName = QStringLiteral("approval queue");
 
+    /// Opens a workspace by the name actions give it; called on this object's worker threads.
+    using WorkspaceOpener = std::function<Expected<std::shared_ptr<sbw::Workspace>>(const QString& name)>;
+
     /// Workspaces are opened on `connection` (not owned; must outlive this object) by name.
     /// `log` may be null (nothing is logged).
     ApprovalPause(HypervisorConnection* connection, std::shared_ptr<CommandLog> log, QObject* parent = nullptr);
+    /// Workspaces are opened by `open` (the workbench's: on whichever host has the name).
+    ApprovalPause(WorkspaceOpener open, std::shared_ptr<CommandLog> log, QObject* parent = nullptr);
     ~ApprovalPause() override;
 
     /// An action for workspace `name` started waiting.
@@ -88,7 +96,7 @@ private:
     /// paused by us (Pause) or was resumed (Resume).
     bool perform(const QString& name, Step step) const;
 
-    HypervisorConnection* m_connection;
+    WorkspaceOpener m_open;
     std::shared_ptr<CommandLog> m_log;
     std::map<QString, Workspace> m_workspaces;
     QThreadPool m_workers; ///< last member: destroyed (and waited for) first

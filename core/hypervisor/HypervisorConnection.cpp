@@ -85,7 +85,8 @@ Expected<void> HypervisorConnection::ensureOpen()
     virConnectPtr conn = virConnectOpen(uri.constData());
     if (!conn) {
         const virErrorPtr error = virGetLastError();
-        const bool unreachable = error && error->code == VIR_ERR_SYSTEM_ERROR;
+        // A remote host's system error is its transport's (SSH), not a missing local daemon.
+        const bool unreachable = error && error->code == VIR_ERR_SYSTEM_ERROR && isLocalUri(m_uri);
         return makeError(QStringLiteral("cannot connect to libvirt at %1: %2%3")
                              .arg(m_uri, lastVirtErrorMessage(),
                                   unreachable ? QStringLiteral(" (is libvirtd running?)") : QString()));

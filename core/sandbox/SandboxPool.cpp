@@ -1,5 +1,6 @@
 #include "sandbox/SandboxPool.h"
 
+#include "base/Async.h"
 #include "base/DataPaths.h"
 #include "base/Logging.h"
 #include "guest/GuestSession.h"
@@ -153,6 +154,18 @@ void SandboxPool::setSize(int size)
         m_ready.pop_back();
     }
     startFilling();
+}
+
+void SandboxPool::dropLost()
+{
+    auto lost = std::make_shared<std::vector<std::unique_ptr<Sandbox>>>();
+    {
+        std::lock_guard lock(m_mutex);
+        lost->swap(m_ready);
+        m_wanted.reset(); // nothing is made on a dead connection; the next refill() says what
+    }
+    if (!lost->empty())
+        runAsync([lost] { lost->clear(); });
 }
 
 bool SandboxPool::hasReady() const

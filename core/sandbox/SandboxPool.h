@@ -56,6 +56,12 @@ public:
     /// the pool stops filling until the next refill().
     void refill(const SandboxOptions& options);
 
+    /// The connection was lost: the pooled sandboxes went with it (their domains are
+    /// AUTODESTROY), so they are dropped (on a thread-pool thread: their clean-up calls fail
+    /// against the dead connection, and their overlays are left to the next sweep of stale run
+    /// volumes). The pool fills again at the next refill().
+    void dropLost();
+
     /// Whether a sandbox is pooled and ready to be taken.
     bool hasReady() const;
     /// How many are.

@@ -37,6 +37,8 @@ void Host::build()
         });
     m_sampler = new StatsSampler(connection, std::chrono::seconds(1), this);
     connect(connection, &HypervisorConnection::stateChanged, this, &Host::changed);
+    // A lost connection took the pool's paused microVMs with it.
+    connect(connection, &HypervisorConnection::disconnected, this, [this] { m_sandboxPool->dropLost(); });
 }
 
 QString Host::uri() const { return m_connection->uri(); }

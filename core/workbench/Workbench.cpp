@@ -20,6 +20,7 @@ Workbench::Workbench(HypervisorConnection* connection, QObject* parent)
     : QObject(parent), m_connection(connection), m_hosts{new Host(connection, this)},
       m_workspaces(new WorkspaceManager(connection, this))
 {
+    m_mcpSandboxes = std::make_shared<McpSandboxes>(m_connection, sandboxPool());
     openCommandLog();
     createGate();
     createEgressProxy();
@@ -85,8 +86,10 @@ void Workbench::createGate()
     m_gate = new PolicyGate(policy, m_commandLog, this);
     m_gate->setPolicyFile(Policy::defaultPath()); // "allow always" writes its rule there
     m_gate->setApprovalQueue(m_approvals);
-    // The policy's pauseWhileWaiting: a workspace is paused while an action for it waits.
-    m_gate->setApprovalPause(new ApprovalPause(m_connection, m_commandLog, this));
+    // The policy's pauseWhileWaiting: a workspace is paused while an action for it waits, on
+    // whichever host has it (actions name workspaces as agents do, without their host).
+    m_gate->setApprovalPause(new ApprovalPause(
+        [sandboxes = m_mcpSandboxes](const QString& name) { return sandboxes->workspace(name); }, m_commandLog, this));
 }
 
 void Workbench::createEgressProxy()
@@ -99,7 +102,6 @@ void Workbench::createMcpServer()
 {
     // Agents' calls pass the gate: its policy, and the approval queue for `ask`.
     m_mcpServer = new McpServer(m_gate, m_commandLog, this);
-    m_mcpSandboxes = std::make_shared<McpSandboxes>(m_connection, sandboxPool());
     for (McpTool& tool : workbenchTools(m_mcpSandboxes))
         m_mcpServer->addTool(std::move(tool));
     m_mcpServer->addTool(networkActivityTool(m_gate, m_commandLog));

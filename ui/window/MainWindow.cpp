@@ -354,6 +354,12 @@ void MainWindow::createActions()
     // the next Runs skip the boot.
     m_readyMicroVmsMenu = new ReadyMicroVmsMenu(m_sandboxPool.get(), this);
     m_runHostMenu = new RunHostMenu(m_workbench, m_runPane, this); // sets the run pane's host
+    m_workspaceActions->setHosts([workbench = m_workbench] {
+        QList<HypervisorConnection*> connections;
+        for (const Host* host : workbench->hosts())
+            connections << host->connection();
+        return connections;
+    });
 
     m_aboutAction = new QAction(tr("&About Sandbox Workbench"), this);
     m_aboutAction->setMenuRole(QAction::AboutRole);

@@ -1,5 +1,6 @@
 #include "workspace/NewWorkspaceDialog.h"
 
+#include "hypervisor/ConnectionUri.h"
 #include "image/ImageTemplateBox.h"
 
 #include <QCheckBox>
@@ -91,6 +92,21 @@ NewWorkspaceDialog::NewWorkspaceDialog(QWidget* parent)
     connect(m_name, &QLineEdit::textChanged, this, &NewWorkspaceDialog::validate);
     validate();
 }
+
+void NewWorkspaceDialog::setHosts(const QStringList& uris)
+{
+    if (uris.size() < 2)
+        return;
+    m_host = new QComboBox(this);
+    m_host->setObjectName(QStringLiteral("hostBox"));
+    for (const QString& uri : uris)
+        m_host->addItem(hostDisplayName(uri), uri);
+    m_host->setToolTip(tr("The libvirt host the workspace's microVM runs on"));
+    auto* form = static_cast<QFormLayout*>(layout());
+    form->insertRow(1, tr("&Host:"), m_host);
+}
+
+QString NewWorkspaceDialog::host() const { return m_host ? m_host->currentData().toString() : QString(); }
 
 void NewWorkspaceDialog::restoreChoices()
 {

@@ -30,6 +30,11 @@ public:
 
     /// Names already taken (the workspaces there are): typing one says so at once, and OK waits.
     void setTakenNames(const QStringList& names);
+    /// Offers a choice of host (libvirt connection URIs, the default first) when there are
+    /// several; with one the dialog shows none.
+    void setHosts(const QStringList& uris);
+    /// The chosen host's URI; the first of setHosts() unless another was chosen.
+    QString host() const;
 
     QString name() const;
     WorkspaceSettings settings() const;
@@ -51,6 +56,7 @@ private:
     QSpinBox* m_cpuShare;
     QComboBox* m_network;
     QCheckBox* m_startNow;
+    QComboBox* m_host = nullptr; ///< made by setHosts() when there is a choice
     QLabel* m_problem;
     QDialogButtonBox* m_buttons;
     QStringList m_taken;

@@ -2,6 +2,7 @@
 
 #include "approval/Policy.h"
 #include "base/Async.h"
+#include "hypervisor/HypervisorConnection.h"
 #include "image/ImageBuildDialog.h"
 #include "log/LoggedAction.h"
 #include "workspace/CheckpointDialog.h"
@@ -212,7 +213,7 @@ void WorkspaceActions::runTask(const QString& name, const QString& what,
     updateEnabled();
     runThen(
         this, [workspace, task = std::move(task)] { return task(*workspace); },
-        [this, name, what, changesCheckpoints](OperationReport report) {
+        [this, name, what, changesCheckpoints, workspace](OperationReport report) {
             m_busy.remove(name);
             m_manager->refresh();
             updateEnabled();
@@ -221,8 +222,8 @@ void WorkspaceActions::runTask(const QString& name, const QString& what,
             report.workspace = name;
             report.what = what;
             Q_EMIT operationFinished(report);
-            if (report.result && !report.made.isEmpty())
-                Q_EMIT workspaceCreated(report.made);
+            if (report.result && !report.made.isEmpty()) // a fork, on its source's host
+                Q_EMIT workspaceCreated(m_manager->nameOn(&workspace->connection(), report.made));
         });
 }
 
@@ -233,20 +234,29 @@ void WorkspaceActions::createWorkspace()
     for (const WorkspaceManager::Entry& entry : m_manager->workspaces())
         taken.append(entry.record.name); // on any host: agents name workspaces without their host
     dialog.setTakenNames(taken);
+    QStringList hosts;
+    for (const HypervisorConnection* host : m_hosts ? m_hosts() : QList<HypervisorConnection*>{})
+        hosts << host->uri();
+    dialog.setHosts(hosts);
     if (dialog.exec() != QDialog::Accepted)
         return;
     // A template that is not built yet is built first (with its progress in a dialog).
     ImageBuildDialog::ensureBuilt(m_dialogParent, dialog.settings().recipe,
                                   [this, name = dialog.name(), settings = dialog.settings(),
-                                   start = dialog.startNow()] { create(name, settings, start); });
+                                   start = dialog.startNow(), host = dialog.host()] { create(name, settings, start, host); });
 }
 
-void WorkspaceActions::create(const QString& name, const WorkspaceSettings& settings, bool start)
+void WorkspaceActions::create(const QString& given, const WorkspaceSettings& settings, bool start,
+                              const QString& host)
 {
-    m_busy.insert(name);
     HypervisorConnection* connection = m_connection;
+    for (HypervisorConnection* offered : m_hosts ? m_hosts() : QList<HypervisorConnection*>{})
+        if (offered->uri() == host)
+            connection = offered;
+    const QString name = m_manager->nameOn(connection, given); // the workspace as listed
+    m_busy.insert(name);
     ActionStart logged;
-    logged.sandbox = name;
+    logged.sandbox = given;
     logged.kind = ActionKind::Create;
     logged.command = tr("%1 vCPU(s), %2 MiB, %3 GiB disk, CPU share %4 %, network %5")
                          .arg(settings.vcpus)
@@ -254,9 +264,9 @@ void WorkspaceActions::create(const QString& name, const WorkspaceSettings& sett
                          .arg(settings.diskGiB)
                          .arg(settings.cpuSharePercent)
                          .arg(workspaceNetworkName(settings.network));
-    auto work = [connection, name, settings, log = m_log, logged]() -> Expected<void> {
+    auto work = [connection, given, settings, log = m_log, logged]() -> Expected<void> {
         LoggedAction action(log, logged);
-        auto created = Workspace::create(*connection, name, settings);
+        auto created = Workspace::create(*connection, given, settings);
         if (!created) {
             action.finish(LoggedAction::endOf(Expected<void>(created.error())));
             return created.error();

@@ -53,6 +53,10 @@ public:
     WorkspaceActions(HypervisorConnection* connection, WorkspaceManager* manager,
                      QWidget* dialogParent);
 
+    /// The hosts a new workspace may go to, the default first (the workbench's); without it,
+    /// the connection given to the constructor.
+    void setHosts(std::function<QList<HypervisorConnection*>()> hosts) { m_hosts = std::move(hosts); }
+
     QAction* newAction() const { return m_new; }
     QAction* startAction() const { return m_start; }
     QAction* stopAction() const { return m_stop; }
@@ -95,8 +99,10 @@ public Q_SLOTS:
     /// Creates workspace `name` with `settings` (what New asks with NewWorkspaceDialog) on the
     /// thread pool; operationFinished() and, on success, workspaceCreated() follow. With
     /// `start`, the workspace is then started (a Start operation of its own); otherwise it
-    /// stays shut off.
-    void create(const QString& name, const sbw::WorkspaceSettings& settings, bool start = false);
+    /// stays shut off. `host`: the URI of one of setHosts()' hosts; empty: the default one.
+    /// workspaceCreated() names it as the manager does (NAME@HOST off the first host).
+    void create(const QString& name, const sbw::WorkspaceSettings& settings, bool start = false,
+                const QString& host = {});
 
 Q_SIGNALS:
     /// An operation ended.
@@ -138,6 +144,7 @@ private:
     void deleteWorkspace();
 
     HypervisorConnection* m_connection;
+    std::function<QList<HypervisorConnection*>()> m_hosts;
     WorkspaceManager* m_manager;
     QWidget* m_dialogParent;
     QString m_current;
