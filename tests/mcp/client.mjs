@@ -3,7 +3,8 @@
 //   node client.mjs '{"transport": "stdio", "command": "sbw", "args": ["mcp"], "steps": [...]}'
 //   node client.mjs '{"transport": "http", "url": "http://127.0.0.1:N/mcp", "token": "…", "steps": [...]}'
 //
-// Steps, run in order: {"list": true} prints {"tools": [names]}; {"call": NAME, "arguments": {...}}
+// Steps, run in order: {"list": true} prints {"tools": [names]}; {"schemas": true} prints
+// {"inputSchemas": {name: inputSchema}} of tools/list; {"call": NAME, "arguments": {...}}
 // prints the tool's result as the SDK returns it (content, structuredContent, isError);
 // {"resources": true} prints resources/list's result; {"read": URI} prints resources/read's;
 // a step prints {"error": MESSAGE, "code": CODE} when the SDK throws (protocol error, output not
@@ -79,6 +80,9 @@ for (const step of config.steps ?? []) {
     if (step.list) {
       const { tools } = await client.listTools();
       print({ tools: tools.map((tool) => tool.name) });
+    } else if (step.schemas) {
+      const { tools } = await client.listTools();
+      print({ inputSchemas: Object.fromEntries(tools.map((tool) => [tool.name, tool.inputSchema])) });
     } else if (step.resources) {
       print(await client.listResources());
     } else if (step.read) {

@@ -2,6 +2,7 @@
 
 #include <QJsonDocument>
 #include <QProcess>
+#include <QTest>
 #include <QtGlobal>
 
 namespace sbw::test {
@@ -14,11 +15,12 @@ void startSdkClient(QProcess& node, const QString& clientDir, QJsonObject config
                                         QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact))});
 }
 
-QList<QJsonObject> runSdkClient(const QString& clientDir, QJsonObject config, const QJsonArray& steps)
+namespace {
+
+/// The client's JSON lines after the first, once `node` ended (`finished`: within the time).
+QList<QJsonObject> clientLines(QProcess& node, bool finished)
 {
-    QProcess node;
-    startSdkClient(node, clientDir, std::move(config), steps);
-    if (!node.waitForFinished(900000) || node.exitCode() != 0) {
+    if (!finished || node.exitStatus() != QProcess::NormalExit || node.exitCode() != 0) {
         qWarning("client failed: %s", node.readAllStandardOutput().constData());
         return {};
     }
@@ -29,6 +31,27 @@ QList<QJsonObject> runSdkClient(const QString& clientDir, QJsonObject config, co
     if (!lines.isEmpty())
         lines.removeFirst();
     return lines;
+}
+
+} // namespace
+
+QList<QJsonObject> runSdkClient(const QString& clientDir, QJsonObject config, const QJsonArray& steps)
+{
+    QProcess node;
+    startSdkClient(node, clientDir, std::move(config), steps);
+    return clientLines(node, node.waitForFinished(900000));
+}
+
+QList<QJsonObject> runSdkClientServedHere(const QString& clientDir, QJsonObject config, const QJsonArray& steps)
+{
+    QProcess node;
+    startSdkClient(node, clientDir, std::move(config), steps);
+    const bool finished = QTest::qWaitFor([&node] { return node.state() == QProcess::NotRunning; }, 900000);
+    if (!finished) {
+        node.kill();
+        node.waitForFinished();
+    }
+    return clientLines(node, finished);
 }
 
 } // namespace sbw::test

@@ -14,6 +14,9 @@ namespace sbw::test {
 /// it (at most 15 minutes). Returns its JSON lines after the first (the server's info), one per
 /// step; empty, with a warning naming what the client printed, when it failed.
 QList<QJsonObject> runSdkClient(const QString& clientDir, QJsonObject config, const QJsonArray& steps);
+/// As runSdkClient(), but waits with this thread's event loop running, for a server that this
+/// thread serves (an McpHttpTransport of the test's own process).
+QList<QJsonObject> runSdkClientServedHere(const QString& clientDir, QJsonObject config, const QJsonArray& steps);
 /// Starts the same client in `node` without waiting, for a test that reads its lines as they
 /// come (QProcess::readLine; the first is the server's info). Standard error is forwarded.
 void startSdkClient(QProcess& node, const QString& clientDir, QJsonObject config, const QJsonArray& steps);
