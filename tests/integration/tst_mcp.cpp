@@ -85,13 +85,16 @@ QJsonObject listedWorkspace(const QJsonObject& result, const QString& name)
 }
 
 /// What list_workspaces shows of the test's workspace (made with 256 MiB, other settings
-/// default) in `state`.
+/// default, on the test's one host) in `state`.
 QJsonObject workspaceEntry(const QString& state)
 {
-    return {
-        {QStringLiteral("name"), kWorkspace}, {QStringLiteral("state"), state},
-        {QStringLiteral("memory_mib"), 256},  {QStringLiteral("vcpus"), 1},
-        {QStringLiteral("disk_gib"), 4},      {QStringLiteral("network"), QStringLiteral("none")}};
+    return {{QStringLiteral("name"), kWorkspace},
+            {QStringLiteral("state"), state},
+            {QStringLiteral("memory_mib"), 256},
+            {QStringLiteral("vcpus"), 1},
+            {QStringLiteral("disk_gib"), 4},
+            {QStringLiteral("network"), QStringLiteral("none")},
+            {QStringLiteral("host"), sbw::test::guestUri()}};
 }
 
 /// list_files' entries in `result` by name. "modified" (the guest's clock) is dropped when it

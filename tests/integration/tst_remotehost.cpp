@@ -48,19 +48,10 @@ QByteArray readFile(const QString& path)
 /// This test's workspace domains and volumes on `uri`.
 QStringList leftovers(const QString& uri)
 {
-    QStringList found;
+    QStringList found = sbw::test::domainsNamed(uri, kDomainPrefix);
     sbw::HypervisorConnection connection(uri);
     if (!connection.ensureOpen())
         return {QStringLiteral("<cannot connect>")};
-    virDomainPtr* domains = nullptr;
-    const int count = virConnectListAllDomains(connection.handle(), &domains, 0);
-    for (int i = 0; i < count; ++i) {
-        const QString name = QString::fromUtf8(virDomainGetName(domains[i]));
-        if (name.startsWith(kDomainPrefix))
-            found << name;
-        virDomainFree(domains[i]);
-    }
-    free(domains);
     if (auto pool = sbw::StoragePool::open(connection.handle(), true))
         found << pool->volumeNames(kDomainPrefix);
     return found;

@@ -169,19 +169,10 @@ QByteArray helloWheel()
 
 QStringList leftovers(const QString& uri)
 {
-    QStringList found;
+    QStringList found = sbw::test::domainsNamed(uri, QStringLiteral("sbw-ws-test"));
     sbw::HypervisorConnection connection(uri);
     if (!connection.ensureOpen())
         return {QStringLiteral("<cannot connect>")};
-    virDomainPtr* domains = nullptr;
-    const int count = virConnectListAllDomains(connection.handle(), &domains, 0);
-    for (int i = 0; i < count; ++i) {
-        const QString name = QString::fromUtf8(virDomainGetName(domains[i]));
-        if (name.startsWith(QLatin1String("sbw-ws-test")))
-            found << name;
-        virDomainFree(domains[i]);
-    }
-    free(domains);
     if (auto pool = sbw::StoragePool::open(connection.handle(), true))
         found << pool->volumeNames(QStringLiteral("sbw-ws-test"));
     return found;

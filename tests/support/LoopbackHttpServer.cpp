@@ -1,5 +1,7 @@
 #include "LoopbackHttpServer.h"
 
+#include "TestEnvironment.h"
+
 #include <QProcess>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -9,18 +11,6 @@
 #include <sys/prctl.h>
 
 namespace sbw::test {
-namespace {
-
-/// A free TCP port on 127.0.0.1 (bound and released; the server that takes it starts at once).
-quint16 freePort()
-{
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return probe.serverPort();
-}
-
-} // namespace
-
 LoopbackHttpServers::~LoopbackHttpServers()
 {
     for (QProcess* server : std::as_const(m_servers)) {
@@ -31,7 +21,7 @@ LoopbackHttpServers::~LoopbackHttpServers()
 
 quint16 LoopbackHttpServers::start(const QString& folder)
 {
-    const quint16 port = freePort();
+    const quint16 port = freeLoopbackPort();
     auto* server = new QProcess(this);
     server->setStandardOutputFile(QProcess::nullDevice());
     server->setStandardErrorFile(QProcess::nullDevice());

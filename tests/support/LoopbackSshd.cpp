@@ -1,5 +1,7 @@
 #include "LoopbackSshd.h"
 
+#include "TestEnvironment.h"
+
 #include <QDir>
 #include <QFile>
 #include <QHash>
@@ -14,14 +16,6 @@
 
 namespace sbw::test {
 namespace {
-
-/// A free TCP port on 127.0.0.1 (bound and released; sshd takes it at once).
-quint16 freePort()
-{
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return probe.serverPort();
-}
 
 Expected<void> writeFile(const QString& path, const QByteArray& bytes,
                          QFile::Permissions permissions = QFile::ReadOwner | QFile::WriteOwner)
@@ -111,7 +105,7 @@ Expected<void> LoopbackSshd::prepare()
     for (const QString& key : {QStringLiteral("host_key"), QStringLiteral("client_key")})
         if (auto made = makeKey(path(key)); !made)
             return made;
-    m_port = freePort();
+    m_port = freeLoopbackPort();
     const QByteArray port = QByteArray::number(m_port);
     const QByteArray hostKey = publicKey(path(QStringLiteral("host_key.pub")));
     const QByteArray clientKey = publicKey(path(QStringLiteral("client_key.pub")));

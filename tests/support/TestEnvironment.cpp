@@ -4,13 +4,15 @@
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/StoragePool.h"
 
+#include <QTcpServer>
+
 #include <libvirt/libvirt.h>
 
 namespace sbw::test {
 
 QString guestUri() { return defaultConnectionUri(); }
 
-QStringList runDomains(const QString& uri)
+QStringList domainsNamed(const QString& uri, const QString& prefix)
 {
     QStringList names;
     HypervisorConnection connection(uri);
@@ -20,12 +22,21 @@ QStringList runDomains(const QString& uri)
     const int count = virConnectListAllDomains(connection.handle(), &domains, 0);
     for (int i = 0; i < count; ++i) {
         const QString name = QString::fromUtf8(virDomainGetName(domains[i]));
-        if (name.startsWith(QLatin1String("sbw-run-")))
+        if (name.startsWith(prefix))
             names << name;
         virDomainFree(domains[i]);
     }
     free(domains);
     return names;
+}
+
+QStringList runDomains(const QString& uri) { return domainsNamed(uri, QStringLiteral("sbw-run-")); }
+
+quint16 freeLoopbackPort()
+{
+    QTcpServer probe;
+    probe.listen(QHostAddress::LocalHost, 0);
+    return probe.serverPort();
 }
 
 QStringList runOverlays(const QString& uri)

@@ -353,6 +353,11 @@ void MainWindow::createActions()
     // After a run, the next runs' microVMs are made in the background and wait paused, so
     // the next Runs skip the boot.
     m_readyMicroVmsMenu = new ReadyMicroVmsMenu(m_sandboxPool.get(), this);
+    // The choice holds for every host's pool (the menu sets the first host's itself).
+    connect(m_readyMicroVmsMenu, &QMenu::triggered, this, [this] {
+        for (const Host* host : m_workbench->hosts())
+            host->sandboxPool()->setSize(m_readyMicroVmsMenu->size());
+    });
     m_runHostMenu = new RunHostMenu(m_workbench, m_runPane, this); // sets the run pane's host
     m_workspaceActions->setHosts([workbench = m_workbench] {
         QList<HypervisorConnection*> connections;
@@ -530,6 +535,7 @@ Expected<void> MainWindow::addConnection(const QString& uri, bool remember)
     if (!added)
         return added.error();
     added.value()->sampler()->start();
+    added.value()->sandboxPool()->setSize(m_readyMicroVmsMenu->size()); // Run ▸ Ready MicroVMs
     statusBar()->showMessage(tr("Connecting to %1…").arg(added.value()->uri()), 5000);
     if (remember) {
         QSettings settings;
