@@ -35,6 +35,11 @@ CliRun::CliRun(HypervisorConnection* connection, bool verbose, QObject* parent)
         if (m_verbose)
             note(QStringLiteral("queued: ") + queuePositionText(ahead, max));
     });
+    // A new host's first run waits for the upload for seconds: a line for each tenth.
+    connect(m_controller, &RunController::staging, this, [this](qint64 sent, qint64 total) {
+        if (m_verbose)
+            note(stagingText(sent, total) + QStringLiteral("…"));
+    });
     connect(m_controller, &RunController::finished, this, &CliRun::onFinished);
     // The microVM is destroyed as usual on the first signal. The third one abandons the
     // clean-up (libvirt still destroys the domain when this process goes; its disk is removed

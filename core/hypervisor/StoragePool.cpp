@@ -4,6 +4,7 @@
 #include "base/Logging.h"
 #include "hypervisor/VirtError.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QXmlStreamReader>
@@ -12,7 +13,10 @@
 #include <libvirt/libvirt.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <map>
 #include <memory>
+#include <mutex>
 
 namespace sbw {
 namespace {
@@ -99,6 +103,67 @@ PoolPtr lookupPool(virConnectPtr conn)
     return PoolPtr(virStoragePoolLookupByName(conn, StoragePool::kName));
 }
 
+/// One upload of an image into one host's pool in this process. A run and the pool of
+/// pre-booted microVMs may stage the same image on a new host at once; the second waits for
+/// the first, which would otherwise upload over the volumes the first is writing.
+struct StagingJob
+{
+    std::mutex mutex;
+    std::condition_variable changed;
+    qint64 sent = 0;
+    qint64 total = 0;
+    bool done = false;
+};
+
+std::mutex stagingJobsMutex;
+std::map<QString, std::shared_ptr<StagingJob>> stagingJobs; ///< by "<connection URI> <build id>"
+
+/// Calls `progress` at the start of an upload and as each tenth of it is passed.
+class TenthSteps
+{
+public:
+    explicit TenthSteps(const StagingProgress& progress) : m_progress(progress) {}
+    void operator()(qint64 sent, qint64 total)
+    {
+        const int tenths = total > 0 ? int(sent * 10 / total) : 10;
+        if (!m_progress || tenths == m_tenths)
+            return;
+        m_tenths = tenths;
+        m_progress(sent, total);
+    }
+
+private:
+    const StagingProgress& m_progress;
+    int m_tenths = -1;
+};
+
+/// Waits until `job` is done, reporting its progress (outside the job's lock).
+void follow(StagingJob& job, const StagingProgress& progress)
+{
+    TenthSteps steps(progress);
+    std::unique_lock lock(job.mutex);
+    for (;;) {
+        const qint64 sent = job.sent;
+        const qint64 total = job.total;
+        const bool done = job.done;
+        lock.unlock();
+        if (total > 0)
+            steps(sent, total);
+        if (done)
+            return;
+        lock.lock();
+        job.changed.wait(lock, [&] { return job.done || job.sent != sent || job.total != total; });
+    }
+}
+
+QString connectionUri(virConnectPtr conn)
+{
+    char* uri = virConnectGetURI(conn);
+    const QString result = QString::fromUtf8(uri);
+    free(uri);
+    return result;
+}
+
 } // namespace
 
 Expected<StoragePool> StoragePool::open(virConnectPtr conn, bool systemConnection)
@@ -154,7 +219,8 @@ QStringList StoragePool::volumeNames(const QString& prefix) const
     return names;
 }
 
-Expected<QString> StoragePool::upload(const QString& volume, const QString& filePath)
+Expected<QString> StoragePool::upload(const QString& volume, const QString& filePath,
+                                      const std::function<void(qint64)>& sent)
 {
     QFile file(filePath);
     if (!file.open(QIODevice::ReadOnly))
@@ -171,15 +237,63 @@ Expected<QString> StoragePool::upload(const QString& volume, const QString& file
     StreamPtr stream(virStreamNew(m_conn, 0));
     if (!stream || virStorageVolUpload(vol.get(), stream.get(), 0, quint64(file.size()), 0) < 0)
         return virtError(QStringLiteral("cannot upload %1 into volume %2").arg(filePath, volume));
-    const auto source = [](virStreamPtr, char* bytes, size_t nbytes, void* opaque) -> int {
-        return int(static_cast<QFile*>(opaque)->read(bytes, qint64(nbytes)));
+    struct Source
+    {
+        QFile& file;
+        const std::function<void(qint64)>& sent;
+    } source{file, sent};
+    const auto read = [](virStreamPtr, char* bytes, size_t nbytes, void* opaque) -> int {
+        auto* from = static_cast<Source*>(opaque);
+        const qint64 got = from->file.read(bytes, qint64(nbytes));
+        if (got > 0)
+            from->sent(got);
+        return int(got);
     };
-    if (virStreamSendAll(stream.get(), source, &file) < 0 || virStreamFinish(stream.get()) < 0)
+    if (virStreamSendAll(stream.get(), read, &source) < 0 || virStreamFinish(stream.get()) < 0)
         return virtError(QStringLiteral("uploading %1 into volume %2 failed").arg(filePath, volume));
     return volumePath(vol.get());
 }
 
-Expected<StagedImage> StoragePool::stage(const GuestImage& image)
+Expected<StagedImage> StoragePool::stage(const GuestImage& image, const StagingProgress& progress)
+{
+    const QString key = connectionUri(m_conn) + QLatin1Char(' ') + image.buildId;
+    std::shared_ptr<StagingJob> job;
+    while (!job) {
+        std::shared_ptr<StagingJob> other;
+        {
+            std::lock_guard lock(stagingJobsMutex);
+            std::shared_ptr<StagingJob>& slot = stagingJobs[key];
+            if (!slot)
+                job = slot = std::make_shared<StagingJob>();
+            else
+                other = slot;
+        }
+        if (other)
+            follow(*other, progress); // then look again: the image is staged, or that upload failed
+    }
+    TenthSteps steps(progress);
+    auto staged = stageOnce(image, [&](qint64 sent, qint64 total) {
+        {
+            std::lock_guard lock(job->mutex);
+            job->sent = sent;
+            job->total = total;
+        }
+        job->changed.notify_all();
+        steps(sent, total);
+    });
+    {
+        std::lock_guard lock(stagingJobsMutex);
+        stagingJobs.erase(key);
+    }
+    {
+        std::lock_guard lock(job->mutex);
+        job->done = true;
+    }
+    job->changed.notify_all();
+    return staged;
+}
+
+Expected<StagedImage> StoragePool::stageOnce(const GuestImage& image, const std::function<void(qint64, qint64)>& report)
 {
     const QString prefix = image.buildId + QLatin1Char('-');
     const QString marker = image.buildId + QLatin1String(".staged");
@@ -206,19 +320,27 @@ Expected<StagedImage> StoragePool::stage(const GuestImage& image)
             return staged;
     }
 
-    qCInfo(lcVirt) << "staging guest image" << image.recipe << image.buildId << "into the pool";
-    auto kernel = upload(kernelName, image.kernel);
+    const qint64 total = QFileInfo(image.kernel).size() + QFileInfo(image.initrd).size() + QFileInfo(image.disk).size();
+    qCInfo(lcVirt).noquote() << "staging guest image" << image.recipe << image.buildId << "into the pool of"
+                             << connectionUri(m_conn) << QStringLiteral("(%1 MiB)").arg(total >> 20);
+    QElapsedTimer took;
+    took.start();
+    qint64 sent = 0;
+    report(sent, total);
+    const auto count = [&](qint64 bytes) { report(sent += bytes, total); };
+    auto kernel = upload(kernelName, image.kernel, count);
     if (!kernel)
         return kernel.error();
-    auto initrd = upload(initrdName, image.initrd);
+    auto initrd = upload(initrdName, image.initrd, count);
     if (!initrd)
         return initrd.error();
-    auto disk = upload(diskName, image.disk);
+    auto disk = upload(diskName, image.disk, count);
     if (!disk)
         return disk.error();
     const QByteArray markerXml = volumeXml(marker, 0, QStringLiteral("raw")).toUtf8();
     if (!VolPtr(virStorageVolCreateXML(pool.get(), markerXml.constData(), 0)))
         return virtError(QStringLiteral("cannot mark image %1 as staged").arg(image.buildId));
+    qCInfo(lcVirt) << "staged" << image.buildId << "in" << took.elapsed() << "ms";
     staged.kernel = kernel.value();
     staged.initrd = initrd.value();
     staged.disk = disk.value();

@@ -22,6 +22,10 @@ struct StagedImage
     qint64 diskVirtualSize = 0; ///< bytes
 };
 
+/// Progress of staging an image: bytes uploaded so far of all its files' bytes; reported at
+/// the start and as each tenth is passed (a few lines for a log, a second apart on a LAN).
+using StagingProgress = std::function<void(qint64 sentBytes, qint64 totalBytes)>;
+
 /// The workbench's libvirt storage pool "sandbox-workbench" (type dir): everything QEMU opens
 /// (kernel, initramfs, base image, overlays) lives here, because QEMU under qemu:///system runs
 /// as its own user and cannot read a user's home. Its folder is
@@ -44,8 +48,10 @@ public:
     /// Uploads the image's kernel, initramfs and disk as volumes "<buildId>-vmlinuz",
     /// "<buildId>-initrd.img" and "<buildId>-base.qcow2" unless a completed upload of this very
     /// build is there (marked by the volume "<buildId>.staged", written last). Returns their
-    /// paths.
-    Expected<StagedImage> stage(const GuestImage& image);
+    /// paths. In one process, a second caller for the same image and host waits for the upload
+    /// under way (hearing its progress) instead of uploading over it. `progress` (may be empty)
+    /// is called on this thread, only when something is uploaded.
+    Expected<StagedImage> stage(const GuestImage& image, const StagingProgress& progress = {});
 
     /// Creates the qcow2 overlay volume `name` on `base`, as large as the base or
     /// `virtualSize` bytes when that is larger. Returns its path.
@@ -89,7 +95,9 @@ public:
 
 private:
     StoragePool(virConnectPtr conn) : m_conn(conn) {}
-    Expected<QString> upload(const QString& volume, const QString& file);
+    /// Uploads `file` into a new volume `volume`, calling `sent(bytes)` after each chunk.
+    Expected<QString> upload(const QString& volume, const QString& file, const std::function<void(qint64)>& sent);
+    Expected<StagedImage> stageOnce(const GuestImage& image, const std::function<void(qint64, qint64)>& report);
     bool hasVolume(const QString& name) const;
 
     virConnectPtr m_conn;

@@ -233,7 +233,8 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
             call.log->output(OutputStream::Stderr, bytes);
         };
         // Progress for clients that ask: each phase (the first run of an image saves its ready
-        // state for seconds) and the place in the queue while every place is taken.
+        // state for seconds), the place in the queue while every place is taken, and the
+        // upload of the image into a new host's pool.
         callbacks.onPhase = [&call](RunPhase phase) {
             if (call.progress && phase != RunPhase::Queued && phase != RunPhase::Finished)
                 call.progress(phaseName(phase));
@@ -241,6 +242,10 @@ McpTool runCodeTool(std::shared_ptr<McpSandboxes> sandboxes)
         callbacks.onQueued = [&call](int ahead, int maxSandboxes) {
             if (call.progress)
                 call.progress(QStringLiteral("queued: ") + queuePositionText(ahead, maxSandboxes));
+        };
+        callbacks.onStaging = [&call](qint64 sent, qint64 total) {
+            if (call.progress)
+                call.progress(stagingText(sent, total));
         };
         // A cancel (the client's) stops the run and destroys its microVM.
         const RunResult run =

@@ -10,8 +10,11 @@ namespace sbw {
 Expected<std::unique_ptr<Sandbox>> startRunSandbox(HypervisorConnection& connection,
                                                    const SandboxOptions& options, SandboxSource source,
                                                    const std::function<void(RunSandboxStep)>& onStep,
-                                                   const std::atomic_bool* cancel)
+                                                   const std::atomic_bool* cancel,
+                                                   const StagingProgress& onStaging)
 {
+    if (auto staged = stageSandboxImage(connection, options, onStaging); !staged)
+        return staged.error();
     const auto step = [&onStep](RunSandboxStep s) {
         if (onStep)
             onStep(s);

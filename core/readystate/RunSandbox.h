@@ -34,10 +34,12 @@ enum class RunSandboxStep
 /// when `source` is Boot, or, for Auto, when the state cannot be saved or loaded (logged; a
 /// state that did not load or whose guest did not answer is deleted, the next run saves a new
 /// one). A restored sandbox is returned ready (waitReady() done, reseeded); a booted one is not.
-/// `onStep` (may be empty) is called on this thread as each step begins.
+/// First the image is staged into the host's pool where it is not yet (stageSandboxImage(),
+/// reporting to `onStaging`). `onStep` and `onStaging` (may be empty) are called on this thread.
 Expected<std::unique_ptr<Sandbox>> startRunSandbox(HypervisorConnection& connection,
                                                    const SandboxOptions& options, SandboxSource source,
                                                    const std::function<void(RunSandboxStep)>& onStep,
-                                                   const std::atomic_bool* cancel);
+                                                   const std::atomic_bool* cancel,
+                                                   const StagingProgress& onStaging = {});
 
 } // namespace sbw

@@ -184,6 +184,13 @@ QString phaseName(RunPhase phase)
     return {};
 }
 
+QString stagingText(qint64 sentBytes, qint64 totalBytes)
+{
+    return QStringLiteral("staging the image into the host's storage pool: %1 of %2 MiB")
+        .arg(sentBytes >> 20)
+        .arg(totalBytes >> 20);
+}
+
 QString limitName(RunLimit limit)
 {
     switch (limit) {
@@ -336,7 +343,8 @@ private:
         m_result.preBooted = m_sandbox != nullptr;
         if (!m_sandbox) {
             auto started = startRunSandbox(m_connection, m_options.sandbox, m_options.source,
-                                           [this](RunSandboxStep step) { sandboxStep(step); }, m_cancel);
+                                           [this](RunSandboxStep step) { sandboxStep(step); }, m_cancel,
+                                           m_callbacks.onStaging);
             if (!started)
                 return fail(cancelled() ? QString() : started.error().message);
             m_sandbox = std::move(started.value());

@@ -173,7 +173,13 @@ struct RunCallbacks
     /// While the run waits for a place (RunPhase::Queued): how many runs wait ahead of it, and
     /// the maximum running at once; called when the number changes.
     std::function<void(int ahead, int maxSandboxes)> onQueued;
+    /// While the image is uploaded into the host's storage pool (RunPhase::Preparing; on a new
+    /// host, once): bytes sent of all, at the start and as each tenth is passed (StoragePool::stage).
+    std::function<void(qint64 sentBytes, qint64 totalBytes)> onStaging;
 };
+
+/// "staging the image into the host's storage pool: 120 of 349 MiB" (RunCallbacks::onStaging).
+QString stagingText(qint64 sentBytes, qint64 totalBytes);
 
 /// Runs `options.code` in a fresh microVM and destroys it: checks and uploads the input files,
 /// starts a Sandbox, writes the script to /root/run/main.py (or main.sh) in the guest, runs it

@@ -42,6 +42,9 @@ bool RunController::start(const RunOptions& options)
         callbacks.onQueued = [this](int ahead, int max) {
             QMetaObject::invokeMethod(this, [this, ahead, max] { Q_EMIT queued(ahead, max); }, Qt::QueuedConnection);
         };
+        callbacks.onStaging = [this](qint64 sent, qint64 total) {
+            QMetaObject::invokeMethod(this, [this, sent, total] { Q_EMIT staging(sent, total); }, Qt::QueuedConnection);
+        };
         callbacks.onStdout = [this](QByteArrayView bytes) { m_output.append(OutputStream::Stdout, bytes); };
         callbacks.onStderr = [this](QByteArrayView bytes) { m_output.append(OutputStream::Stderr, bytes); };
         callbacks.onResult = [this](const RunResult& result) {

@@ -44,6 +44,8 @@ Q_SIGNALS:
     void phaseChanged(sbw::RunPhase phase);
     /// Waiting for a place (RunCallbacks::onQueued): runs ahead, the maximum at once.
     void queued(int ahead, int maxSandboxes);
+    /// Uploading the image into the host's storage pool (RunCallbacks::onStaging).
+    void staging(qint64 sentBytes, qint64 totalBytes);
     void outputReceived(sbw::OutputStream stream, const QByteArray& bytes);
     /// The script ended (RunCallbacks::onResult): its output is complete, the VM is being
     /// destroyed. finished() follows.

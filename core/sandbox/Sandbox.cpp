@@ -100,6 +100,20 @@ Expected<SandboxInputs> sandboxInputs(HypervisorConnection& connection, const Sa
     return SandboxInputs{image.value(), disk.value(), key.value()};
 }
 
+Expected<void> stageSandboxImage(HypervisorConnection& connection, const SandboxOptions& options,
+                                 const StagingProgress& progress)
+{
+    auto inputs = sandboxInputs(connection, options);
+    if (!inputs)
+        return inputs.error();
+    auto pool = StoragePool::open(connection.handle(), isSystemUri(connection.uri()));
+    if (!pool)
+        return pool.error();
+    if (auto staged = pool->stage(inputs->image, progress); !staged)
+        return staged.error();
+    return {};
+}
+
 Expected<std::unique_ptr<Sandbox>> Sandbox::prepare(HypervisorConnection& connection,
                                                     const SandboxOptions& options, const QString& name)
 {

@@ -49,6 +49,12 @@ struct SandboxInputs
 /// Errors: libvirt unreachable, image not built, disk below the image's size, key unreadable.
 Expected<SandboxInputs> sandboxInputs(HypervisorConnection& connection, const SandboxOptions& options);
 
+/// Stages the image of `options` into the connection's storage pool unless it is there
+/// (StoragePool::stage, with its `progress`): on a new host, the upload before the first
+/// sandbox. Errors as sandboxInputs(), and a failed upload.
+Expected<void> stageSandboxImage(HypervisorConnection& connection, const SandboxOptions& options,
+                                 const StagingProgress& progress);
+
 /// One ephemeral microVM: a transient libvirt domain (started with AUTODESTROY, so libvirt
 /// destroys it if this process dies) on its own qcow2 overlay volume over the image's
 /// read-only base volume. Destroying the Sandbox object destroys the domain and deletes the

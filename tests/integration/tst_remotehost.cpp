@@ -1,12 +1,14 @@
 // A remote libvirt host: this machine's daemon reached over qemu+ssh through an sshd of the
 // test's own on the loopback (LoopbackSshd), beside the local qemu:///system connection. Through
-// the remote connection: an ephemeral run, a workspace's exec, terminal, file upload and
-// download, checkpoint and revert, and its stats. Killing the sshd loses the remote host while
+// the remote connection: an ephemeral run, the first run of an image the host has not staged
+// (its upload's progress), a workspace's exec, terminal, file upload and download, checkpoint
+// and revert, and its stats. Killing the sshd loses the remote host while
 // the local one keeps working; restarting it brings the remote host back.
 
 #include "LoopbackSshd.h"
 #include "TestEnvironment.h"
 #include "WorkspaceShell.h"
+#include "base/DataPaths.h"
 #include "guest/SftpClient.h"
 #include "guest/ShellChannel.h"
 #include "hypervisor/HypervisorConnection.h"
@@ -16,12 +18,20 @@
 #include "workspace/Workspace.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QScopeGuard>
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <libvirt/libvirt.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 namespace {
 
@@ -143,6 +153,110 @@ private Q_SLOTS:
         QVERIFY(!sbw::test::runDomains(m_local->uri()).contains(result.domainName));
         QVERIFY(!sbw::test::runOverlays(m_local->uri())
                      .contains(result.domainName + sbw::StoragePool::kQcow2Suffix));
+    }
+
+    // A build of the image the host has never seen: the first run uploads it into the host's
+    // pool and reports the upload, while the host's pool of pre-booted microVMs asks for the
+    // same image at the same moment and waits for that upload instead of writing over it.
+    void aNewHostGetsTheImageWithProgress()
+    {
+        // The shared cache's minimal image under a new build time: a new build id.
+        QTemporaryDir cache;
+        const QString folder = cache.filePath(QStringLiteral("sandbox-workbench/images/minimal"));
+        QVERIFY(QDir().mkpath(folder));
+        const QString built = QFileInfo(sbw::paths::imagesDir() + QLatin1String("/minimal")).canonicalFilePath();
+        for (const char* name : {"vmlinuz", "initrd.img", "rootfs.qcow2"})
+            QVERIFY(QFile::link(built + QLatin1Char('/') + QLatin1String(name), folder + QLatin1Char('/') + QLatin1String(name)));
+        QJsonObject manifest = QJsonDocument::fromJson(readFile(built + QLatin1String("/manifest.json"))).object();
+        manifest[QLatin1String("built")] = QStringLiteral("new-host-%1").arg(QRandomGenerator::global()->generate());
+        QFile manifestFile(folder + QLatin1String("/manifest.json"));
+        QVERIFY(manifestFile.open(QIODevice::WriteOnly));
+        manifestFile.write(QJsonDocument(manifest).toJson());
+        manifestFile.close();
+        const QByteArray sharedCache = qgetenv("XDG_CACHE_HOME");
+        qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+        const auto restoreCache = qScopeGuard([&] {
+            if (sharedCache.isEmpty())
+                qunsetenv("XDG_CACHE_HOME");
+            else
+                qputenv("XDG_CACHE_HOME", sharedCache);
+        });
+        auto image = sbw::GuestImage::load(sbw::paths::imagesDir(), QStringLiteral("minimal"));
+        QVERIFY2(image.ok(), image ? "" : qPrintable(image.error().message));
+        const qint64 total = QFileInfo(image->kernel).size() + QFileInfo(image->initrd).size() + QFileInfo(image->disk).size();
+        const auto removeStaged = qScopeGuard([&] {
+            auto pool = sbw::StoragePool::open(m_local->handle(), true);
+            for (const QString& name : pool ? pool->volumeNames(image->buildId) : QStringList())
+                pool->deleteVolume(name);
+        });
+
+        // The pool's upload starts first and holds at its first report until the run follows it.
+        std::mutex mutex;
+        std::condition_variable followed;
+        QList<QPair<qint64, qint64>> poolSteps;
+        QList<QPair<qint64, qint64>> runSteps;
+        std::optional<sbw::Expected<sbw::StagedImage>> poolStaged;
+        std::thread poolThread([&] {
+            sbw::HypervisorConnection connection(m_sshd.uri());
+            if (auto opened = connection.ensureOpen(); !opened) {
+                poolStaged = opened.error();
+                return;
+            }
+            auto pool = sbw::StoragePool::open(connection.handle(), true);
+            if (!pool) {
+                poolStaged = pool.error();
+                return;
+            }
+            poolStaged = pool->stage(image.value(), [&](qint64 sent, qint64 all) {
+                std::unique_lock lock(mutex);
+                poolSteps.append({sent, all});
+                if (poolSteps.size() == 1)
+                    followed.wait_for(lock, std::chrono::seconds(60), [&] { return !runSteps.isEmpty(); });
+            });
+        });
+        QVERIFY(QTest::qWaitFor([&] { std::lock_guard lock(mutex); return !poolSteps.isEmpty(); }, 60000));
+
+        sbw::RunOptions options;
+        options.language = sbw::Language::Shell;
+        options.code = "echo on a new host\n";
+        sbw::RunCallbacks callbacks;
+        callbacks.onStaging = [&](qint64 sent, qint64 all) {
+            {
+                std::lock_guard lock(mutex);
+                runSteps.append({sent, all});
+            }
+            followed.notify_all();
+        };
+        const sbw::RunResult result = sbw::runEphemeral(*m_remote, options, callbacks, nullptr);
+        poolThread.join();
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QCOMPARE(result.stdoutData, QByteArray("on a new host\n"));
+        QCOMPARE(result.exitStatus, std::optional<int>(0));
+        QVERIFY(poolStaged.has_value());
+        QVERIFY2(poolStaged->ok(), *poolStaged ? "" : qPrintable(poolStaged->error().message));
+
+        // Both heard the one upload in order, to its last byte; the uploader from its first.
+        QCOMPARE(poolSteps.first(), qMakePair(qint64(0), total));
+        for (const auto& steps : {poolSteps, runSteps}) {
+            QCOMPARE(steps.last(), qMakePair(total, total));
+            QVERIFY2(steps.size() <= 12, qPrintable(QString::number(steps.size())));
+            for (qsizetype i = 1; i < steps.size(); ++i)
+                QVERIFY(steps[i].first > steps[i - 1].first && steps[i].second == total);
+        }
+        // The host's pool holds this build, byte for byte.
+        auto pool = sbw::StoragePool::open(m_remote->handle(), true);
+        QVERIFY(pool.ok());
+        QStringList staged = pool->volumeNames(image->buildId);
+        staged.sort();
+        const QString id = image->buildId;
+        QCOMPARE(staged, QStringList({id + QLatin1String("-base.qcow2"), id + QLatin1String("-initrd.img"),
+                                      id + QLatin1String("-vmlinuz"), id + QLatin1String(".staged")}));
+        QCryptographicHash kernel(QCryptographicHash::Sha256);
+        QVERIFY(pool->download(id + QLatin1String("-vmlinuz"), 0, 0, [&](QByteArrayView chunk) {
+                        kernel.addData(chunk);
+                        return true;
+                    }).ok());
+        QCOMPARE(kernel.result().toHex(), sha256Hex(readFile(image->kernel)));
     }
 
     void workspaceExec()

@@ -82,7 +82,11 @@ RunPane::RunPane(HypervisorConnection* connection, QWidget* parent)
 
     connect(m_controller, &RunController::phaseChanged, this, &RunPane::onPhaseChanged);
     connect(m_controller, &RunController::queued, this, [this](int ahead, int max) {
-        m_queuedText = queuedText(ahead, max);
+        m_phaseDetail = queuedText(ahead, max);
+        updateProgressStatus();
+    });
+    connect(m_controller, &RunController::staging, this, [this](qint64 sent, qint64 total) {
+        m_phaseDetail = stagingText(sent, total);
         updateProgressStatus();
     });
     connect(m_controller, &RunController::outputReceived, m_output, &OutputView::appendOutput);
@@ -465,7 +469,7 @@ bool RunPane::run()
     m_terminalPage->runStarted();
     m_filesPage->runStarted();
     m_phase = RunPhase::Connecting;
-    m_queuedText.clear();
+    m_phaseDetail.clear();
     m_elapsed.start();
     m_tick.start();
     m_busyBar->show();
@@ -492,6 +496,7 @@ void RunPane::onPhaseChanged(RunPhase phase)
     if (phase == RunPhase::Finished)
         return;
     m_phase = phase;
+    m_phaseDetail.clear();
     if (phase == RunPhase::CleaningUp) {
         m_terminalPage->runEnded();
         m_filesPage->runEnded();
@@ -516,7 +521,7 @@ void RunPane::updateProgressStatus()
         setStatus(resultText(*m_scriptResult) + tr(" · destroying the microVM…"), {});
         return;
     }
-    QString text = m_phase == RunPhase::Queued && !m_queuedText.isEmpty() ? m_queuedText : phaseText(m_phase);
+    QString text = m_phaseDetail.isEmpty() ? phaseText(m_phase) : m_phaseDetail;
     if (m_cancelling && m_phase != RunPhase::CleaningUp)
         text = tr("Cancelling…");
     const qint64 seconds = m_elapsed.elapsed() / 1000;

@@ -164,7 +164,9 @@ private:
 
     Language m_shownLanguage = Language::Python;
     RunPhase m_phase = RunPhase::Connecting;
-    QString m_queuedText; ///< the queue position while m_phase is Queued
+    /// What the current phase is at, when it says more than its name: the queue position
+    /// while Queued, the upload while Preparing stages the image.
+    QString m_phaseDetail;
     bool m_cancelling = false;
     std::optional<RunResult> m_scriptResult; ///< set from resultReady() until finished()
     QElapsedTimer m_elapsed;
