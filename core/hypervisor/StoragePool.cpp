@@ -11,6 +11,7 @@
 #include <QXmlStreamWriter>
 
 #include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -493,14 +494,18 @@ Expected<QString> StoragePool::copyVolume(const QString& source, const QString& 
 
 Expected<void> StoragePool::deleteVolume(const QString& name)
 {
+    // Without its pool or itself the volume is gone; a lookup that failed otherwise (a lost
+    // connection) says nothing about it.
     PoolPtr pool = lookupPool(m_conn);
-    if (!pool)
+    if (!pool && virGetLastErrorCode() == VIR_ERR_NO_STORAGE_POOL)
         return {};
+    if (!pool)
+        return virtError(QStringLiteral("cannot delete volume %1").arg(name));
     const QByteArray utf8 = name.toUtf8();
     VolPtr vol(virStorageVolLookupByName(pool.get(), utf8.constData()));
-    if (!vol)
+    if (!vol && virGetLastErrorCode() == VIR_ERR_NO_STORAGE_VOL)
         return {};
-    if (virStorageVolDelete(vol.get(), 0) < 0)
+    if (!vol || virStorageVolDelete(vol.get(), 0) < 0)
         return virtError(QStringLiteral("cannot delete volume %1").arg(name));
     return {};
 }

@@ -87,7 +87,8 @@ public:
     /// open for writing (its domain stopped). Returns the new volume's path.
     Expected<QString> copyVolume(const QString& source, const QString& target);
 
-    /// Deletes volume `name`; succeeds when it does not exist.
+    /// Deletes volume `name`; succeeds when it does not exist (nor its pool), fails when the
+    /// daemon could not be asked.
     Expected<void> deleteVolume(const QString& name);
 
     /// Names of the volumes whose names start with `prefix`.

@@ -3,9 +3,11 @@
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <libvirt/libvirt.h>
 
 // The storage pool against libvirt's test driver: defined on first use, overlays created with
-// a backing store, listed by prefix and deleted.
+// a backing store, listed by prefix and deleted; a deletion the daemon could not be asked about
+// is a failure, one whose pool is gone is not.
 class TestStoragePool : public QObject
 {
     Q_OBJECT
@@ -37,6 +39,27 @@ private Q_SLOTS:
         QVERIFY(pool->volumeNames(QStringLiteral("sbw-run-")).isEmpty());
         // Deleting what is not there is not an error (clean-up paths call it unconditionally).
         QVERIFY(pool->deleteVolume(QStringLiteral("sbw-run-test.qcow2")).ok());
+    }
+
+    void deletionOfAVolumeThatCannotBeLookedUpFails()
+    {
+        sbw::HypervisorConnection connection(QStringLiteral("test:///default"));
+        QVERIFY(connection.ensureOpen().ok());
+        auto pool = sbw::StoragePool::open(connection.handle(), false);
+        QVERIFY(pool.ok());
+        const QString name = QStringLiteral("sbw-run-kept.qcow2");
+        QVERIFY(pool->createVolume(name).ok());
+        // A stopped pool's volumes cannot be looked up: whether this one is there is unknown.
+        virStoragePoolPtr stopped = virStoragePoolLookupByName(connection.handle(), sbw::StoragePool::kName);
+        QVERIFY(stopped && virStoragePoolDestroy(stopped) == 0);
+        auto deleted = pool->deleteVolume(name);
+        QVERIFY(!deleted.ok());
+        QVERIFY2(deleted.error().message.startsWith(QLatin1String("cannot delete volume sbw-run-kept.qcow2")),
+                 qPrintable(deleted.error().message));
+        // Without its pool the volume is gone too.
+        QCOMPARE(virStoragePoolUndefine(stopped), 0);
+        virStoragePoolFree(stopped);
+        QVERIFY(pool->deleteVolume(name).ok());
     }
 };
 
