@@ -80,26 +80,6 @@ QJsonObject workspaceEntry(const QString& host)
             {QStringLiteral("host"), host}};
 }
 
-/// The test's workspace domains and volumes on the daemon.
-QStringList leftovers()
-{
-    QStringList found;
-    sbw::HypervisorConnection connection(kLocalUri);
-    if (!connection.ensureOpen())
-        return {QStringLiteral("<cannot connect>")};
-    virDomainPtr* domains = nullptr;
-    const int count = virConnectListAllDomains(connection.handle(), &domains, 0);
-    for (int i = 0; i < count; ++i) {
-        const QString name = QString::fromUtf8(virDomainGetName(domains[i]));
-        if (name.startsWith(kDomainPrefix))
-            found << name;
-        virDomainFree(domains[i]);
-    }
-    free(domains);
-    if (auto pool = sbw::StoragePool::open(connection.handle(), true))
-        found << pool->volumeNames(kDomainPrefix);
-    return found;
-}
 
 QJsonObject hostEntry(const QString& uri)
 {
@@ -184,7 +164,7 @@ private Q_SLOTS:
         // The remote host is this machine's daemon: the local connection removes the workspace,
         // also when a case failed with the remote host lost.
         removeWorkspace();
-        QCOMPARE(leftovers(), QStringList());
+        QCOMPARE(sbw::test::leftovers(kLocalUri, kDomainPrefix), QStringList());
         QCOMPARE(sbw::test::runDomains(kLocalUri), QStringList());
         QCOMPARE(sbw::test::runOverlays(kLocalUri), QStringList());
         m_sshd.kill();

@@ -55,17 +55,6 @@ QByteArray readFile(const QString& path)
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(unreadable)");
 }
 
-/// This test's workspace domains and volumes on `uri`.
-QStringList leftovers(const QString& uri)
-{
-    QStringList found = sbw::test::domainsNamed(uri, kDomainPrefix);
-    sbw::HypervisorConnection connection(uri);
-    if (!connection.ensureOpen())
-        return {QStringLiteral("<cannot connect>")};
-    if (auto pool = sbw::StoragePool::open(connection.handle(), true))
-        found << pool->volumeNames(kDomainPrefix);
-    return found;
-}
 
 } // namespace
 
@@ -132,7 +121,7 @@ private Q_SLOTS:
         if (m_local) {
             removeWorkspace(*m_local, kRemoteName);
             removeWorkspace(*m_local, kLocalName);
-            QCOMPARE(leftovers(m_local->uri()), QStringList());
+            QCOMPARE(sbw::test::leftovers(m_local->uri(), kDomainPrefix), QStringList());
             QCOMPARE(sbw::test::runDomains(m_local->uri()), QStringList());
         }
     }

@@ -167,17 +167,6 @@ QByteArray helloWheel()
     return zipStored(files);
 }
 
-QStringList leftovers(const QString& uri)
-{
-    QStringList found = sbw::test::domainsNamed(uri, QStringLiteral("sbw-ws-test"));
-    sbw::HypervisorConnection connection(uri);
-    if (!connection.ensureOpen())
-        return {QStringLiteral("<cannot connect>")};
-    if (auto pool = sbw::StoragePool::open(connection.handle(), true))
-        found << pool->volumeNames(QStringLiteral("sbw-ws-test"));
-    return found;
-}
-
 } // namespace
 
 class TestWorkspace : public QObject
@@ -273,7 +262,7 @@ private Q_SLOTS:
         m_manager.reset();
         if (m_connection)
             removeLeftover();
-        QCOMPARE(leftovers(sbw::test::guestUri()), QStringList());
+        QCOMPARE(sbw::test::leftovers(sbw::test::guestUri(), QStringLiteral("sbw-ws-test")), QStringList());
     }
 
     void natReachesTheHost()
@@ -617,7 +606,7 @@ private Q_SLOTS:
 
         const Output removed = sbwWs({QStringLiteral("rm"), kName, QStringLiteral("--yes")});
         QCOMPARE(removed.out, QByteArray("deleted workspace test-core\n"));
-        QCOMPARE(leftovers(sbw::test::guestUri()), QStringList());
+        QCOMPARE(sbw::test::leftovers(sbw::test::guestUri(), QStringLiteral("sbw-ws-test")), QStringList());
         QVERIFY(!QFile::exists(m_data.path() +
                                QStringLiteral("/sandbox-workbench/workspaces/test-core.json")));
     }

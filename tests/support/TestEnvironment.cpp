@@ -39,7 +39,7 @@ quint16 freeLoopbackPort()
     return probe.serverPort();
 }
 
-QStringList runOverlays(const QString& uri)
+QStringList volumesNamed(const QString& uri, const QString& prefix)
 {
     HypervisorConnection connection(uri);
     if (!connection.ensureOpen())
@@ -47,7 +47,17 @@ QStringList runOverlays(const QString& uri)
     auto pool = StoragePool::open(connection.handle(), isSystemUri(uri));
     if (!pool)
         return {QStringLiteral("<no pool>")};
-    return pool->volumeNames(QStringLiteral("sbw-run-"));
+    return pool->volumeNames(prefix);
+}
+
+QStringList runOverlays(const QString& uri)
+{
+    return volumesNamed(uri, QStringLiteral("sbw-run-"));
+}
+
+QStringList leftovers(const QString& uri, const QString& prefix)
+{
+    return domainsNamed(uri, prefix) + volumesNamed(uri, prefix);
 }
 
 } // namespace sbw::test
