@@ -3,6 +3,7 @@
 // is left behind. Needs a running
 // libvirt daemon and the guest image (packaging/guest/build-image.sh minimal).
 
+#include "NewImageBuild.h"
 #include "TemporarySettings.h"
 #include "TestEnvironment.h"
 #include "base/DataPaths.h"
@@ -10,6 +11,7 @@
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/LibvirtEventLoop.h"
 #include "run/ArtifactsView.h"
+#include "run/RunController.h"
 #include "run/RunHistory.h"
 #include "run/RunPane.h"
 #include "widgets/OutputView.h"
@@ -22,6 +24,7 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -45,6 +48,7 @@ class TestRunPaneGuest : public QObject
 private Q_SLOTS:
     void initTestCase();
     void typedScriptRunsInMicroVm();
+    void firstRunOfANewBuildShowsItsUpload();
     void closeDuringRunDestroysVmThenCloses();
     void inputFileInChartAndTableOut();
     void csvExampleDrawsChartOnPythonData();
@@ -137,6 +141,49 @@ void TestRunPaneGuest::typedScriptRunsInMicroVm()
     QCOMPARE(pane->lastResult()->stderrData, QByteArray());
     QVERIFY(!pane->isRunning());
     QVERIFY(pane->runButton()->isEnabled());
+    verifyRunRemoved(*pane->lastResult());
+}
+
+// A build of the image the host's pool has not seen: the run uploads it first, and the status
+// line says how much of it is sent (runpane-staging.png shows it half-way).
+void TestRunPaneGuest::firstRunOfANewBuildShowsItsUpload()
+{
+    test::NewImageBuild build({m_uri});
+    QVERIFY2(build.image().ok(), qPrintable(build.image() ? QString() : build.image().error().message));
+    // No pre-booted microVM: it would stage the build before the run does.
+    QSettings().setValue(QStringLiteral("run/readyMicroVms"), 0);
+    HypervisorConnection connection(m_uri);
+    Workbench workbench(&connection);
+    MainWindow window(&workbench);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    RunPane* pane = window.runPane();
+    pane->setLanguage(Language::Shell);
+    pane->setScript(QStringLiteral("echo staged\n"));
+    // The status line as each report of the upload has reached it (the pane's own handler of
+    // the signal was connected first).
+    QStringList shown;
+    auto* controller = pane->findChild<RunController*>();
+    QVERIFY(controller);
+    connect(controller, &RunController::staging, this, [&] {
+        shown << pane->statusText();
+#ifdef SBW_SCREENSHOT_DIR
+        if (shown.size() == 5)
+            window.grab().save(QStringLiteral(SBW_SCREENSHOT_DIR "/runpane-staging.png"));
+#endif
+    });
+    QTest::mouseClick(pane->runButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!pane->isRunning(), kRunTimeoutMs);
+    QVERIFY2(pane->statusText().contains(QStringLiteral("exit status 0")), qPrintable(pane->statusText()));
+    QCOMPARE(pane->outputView()->shownText(), QStringLiteral("staged\n"));
+
+    const QString prefix = QStringLiteral("staging the image into the host's storage pool: ");
+    const QString mib = QString::number(build.totalBytes() >> 20);
+    QVERIFY2(shown.size() >= 2 && shown.size() <= 11, qPrintable(shown.join(QLatin1Char('\n'))));
+    QVERIFY2(shown.first().startsWith(prefix + QStringLiteral("0 of ") + mib + QStringLiteral(" MiB")),
+             qPrintable(shown.first()));
+    QVERIFY2(shown.last().startsWith(prefix + mib + QStringLiteral(" of ") + mib + QStringLiteral(" MiB")),
+             qPrintable(shown.last()));
     verifyRunRemoved(*pane->lastResult());
 }
 

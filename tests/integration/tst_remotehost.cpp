@@ -6,9 +6,9 @@
 // the local one keeps working; restarting it brings the remote host back.
 
 #include "LoopbackSshd.h"
+#include "NewImageBuild.h"
 #include "TestEnvironment.h"
 #include "WorkspaceShell.h"
-#include "base/DataPaths.h"
 #include "guest/SftpClient.h"
 #include "guest/ShellChannel.h"
 #include "hypervisor/HypervisorConnection.h"
@@ -18,11 +18,7 @@
 #include "workspace/Workspace.h"
 
 #include <QCryptographicHash>
-#include <QDir>
 #include <QFile>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QScopeGuard>
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -149,35 +145,10 @@ private Q_SLOTS:
     // same image at the same moment and waits for that upload instead of writing over it.
     void aNewHostGetsTheImageWithProgress()
     {
-        // The shared cache's minimal image under a new build time: a new build id.
-        QTemporaryDir cache;
-        const QString folder = cache.filePath(QStringLiteral("sandbox-workbench/images/minimal"));
-        QVERIFY(QDir().mkpath(folder));
-        const QString built = QFileInfo(sbw::paths::imagesDir() + QLatin1String("/minimal")).canonicalFilePath();
-        for (const char* name : {"vmlinuz", "initrd.img", "rootfs.qcow2"})
-            QVERIFY(QFile::link(built + QLatin1Char('/') + QLatin1String(name), folder + QLatin1Char('/') + QLatin1String(name)));
-        QJsonObject manifest = QJsonDocument::fromJson(readFile(built + QLatin1String("/manifest.json"))).object();
-        manifest[QLatin1String("built")] = QStringLiteral("new-host-%1").arg(QRandomGenerator::global()->generate());
-        QFile manifestFile(folder + QLatin1String("/manifest.json"));
-        QVERIFY(manifestFile.open(QIODevice::WriteOnly));
-        manifestFile.write(QJsonDocument(manifest).toJson());
-        manifestFile.close();
-        const QByteArray sharedCache = qgetenv("XDG_CACHE_HOME");
-        qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
-        const auto restoreCache = qScopeGuard([&] {
-            if (sharedCache.isEmpty())
-                qunsetenv("XDG_CACHE_HOME");
-            else
-                qputenv("XDG_CACHE_HOME", sharedCache);
-        });
-        auto image = sbw::GuestImage::load(sbw::paths::imagesDir(), QStringLiteral("minimal"));
+        sbw::test::NewImageBuild build({m_local->uri()}); // the same daemon as the remote host
+        const auto& image = build.image();
         QVERIFY2(image.ok(), image ? "" : qPrintable(image.error().message));
-        const qint64 total = QFileInfo(image->kernel).size() + QFileInfo(image->initrd).size() + QFileInfo(image->disk).size();
-        const auto removeStaged = qScopeGuard([&] {
-            auto pool = sbw::StoragePool::open(m_local->handle(), true);
-            for (const QString& name : pool ? pool->volumeNames(image->buildId) : QStringList())
-                pool->deleteVolume(name);
-        });
+        const qint64 total = build.totalBytes();
 
         // The pool's upload starts first and holds at its first report until the run follows it.
         std::mutex mutex;
