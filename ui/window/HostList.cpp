@@ -28,20 +28,22 @@ HostList::HostList(Workbench* workbench, QWidget* parent) : QListWidget(parent),
 
 QString HostList::lineOf(const Host& host)
 {
-    QString line = host.summary();
-    if (host.connection()->state() != ConnectionState::Active)
-        return line;
+    static const QString separator = QStringLiteral(" · ");
+    QStringList parts = host.summary().split(separator);
     const QList<HostSample> samples = host.sampler()->hostHistory();
-    if (samples.isEmpty())
-        return line;
-    const HostSample& last = samples.constLast();
-    if (last.cpuPercent)
-        line += tr(" · CPU %1 %").arg(*last.cpuPercent, 0, 'f', 0);
-    if (last.memoryUsedMiB && last.memoryTotalMiB)
-        line += tr(" · memory %1 of %2 GiB")
-                    .arg(*last.memoryUsedMiB / 1024, 0, 'f', 1)
-                    .arg(*last.memoryTotalMiB / 1024, 0, 'f', 1);
-    return line;
+    if (host.connection()->state() == ConnectionState::Active && !samples.isEmpty()) {
+        const HostSample& last = samples.constLast();
+        if (last.cpuPercent)
+            parts << tr("CPU %1 %").arg(*last.cpuPercent, 0, 'f', 0);
+        if (last.memoryUsedMiB && last.memoryTotalMiB)
+            parts << tr("memory %1 of %2 GiB")
+                         .arg(*last.memoryUsedMiB / 1024, 0, 'f', 1)
+                         .arg(*last.memoryTotalMiB / 1024, 0, 'f', 1);
+    }
+    // A line wraps between its parts, never inside one ("23.5 GiB" stays together).
+    for (QString& part : parts)
+        part.replace(QLatin1Char(' '), QChar::Nbsp);
+    return parts.join(separator);
 }
 
 void HostList::add(Host* host)
