@@ -1,3 +1,4 @@
+// Also runs over qemu+ssh: ctest's tst_browser_remote (SBW_TEST_REMOTE=1, GuestHost.h).
 // A workspace's browser driven by agents: the official MCP TypeScript SDK (tests/mcp/client.mjs)
 // over `sbw mcp` (stdio) against real guests made from the `browser` image. One workspace
 // without network opens a form the test put in the guest, types, clicks, reads the result
@@ -7,6 +8,7 @@
 // this process), and a denial returns the reason. Every step is a command-log row with the
 // page's address before and after it.
 #include "GatedMcpServer.h"
+#include "GuestHost.h"
 #include "McpSdkClient.h"
 #include "LoopbackHttpServer.h"
 #include "TestEnvironment.h"
@@ -78,17 +80,19 @@ class TestBrowser : public QObject
     sbw::test::LoopbackHttpServers m_servers;
     quint16 m_allowedPort = 0;
     quint16 m_deniedPort = 0;
+    sbw::test::GuestHost m_host; ///< before the connection: a remote host's sshd outlives it
     std::unique_ptr<sbw::HypervisorConnection> m_connection;
 
     QString policyPath() const { return m_data.filePath(QStringLiteral("policy.json")); }
 
-    /// Runs the SDK client over `sbw mcp --policy policy.json` with `steps`; returns its JSON
-    /// lines after the first (the server's info), one per step.
+    /// Runs the SDK client over `sbw mcp --policy policy.json --connect URI` (the test's host)
+    /// with `steps`; returns its JSON lines after the first (the server's info), one per step.
     QList<QJsonObject> client(const QJsonArray& steps)
     {
         const QJsonObject config{{QStringLiteral("transport"), QStringLiteral("stdio")},
                                  {QStringLiteral("command"), QStringLiteral(SBW_CLI_PATH)},
-                                 {QStringLiteral("args"), QJsonArray{QStringLiteral("mcp"), QStringLiteral("--policy"), policyPath()}}};
+                                 {QStringLiteral("args"), QJsonArray{QStringLiteral("mcp"), QStringLiteral("--policy"), policyPath(),
+                                                                     QStringLiteral("--connect"), m_connection->uri()}}};
         return sbw::test::runSdkClient(QStringLiteral(SBW_MCP_CLIENT_DIR), config, steps);
     }
 
@@ -153,8 +157,11 @@ private Q_SLOTS:
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write(policy);
         file.close();
-        m_connection = std::make_unique<sbw::HypervisorConnection>(sbw::test::guestUri());
-        QVERIFY(m_connection->ensureOpen().ok());
+        const auto uri = m_host.start();
+        QVERIFY2(uri.ok(), uri ? "" : qPrintable(uri.error().message));
+        m_connection = std::make_unique<sbw::HypervisorConnection>(uri.value());
+        const auto opened = m_connection->ensureOpen();
+        QVERIFY2(opened.ok(), opened ? "" : qPrintable(opened.error().message));
         removeWorkspace(kPlain);
         removeWorkspace(kAllowlist);
         createWorkspace(kPlain, sbw::WorkspaceNetwork::None);

@@ -1,3 +1,4 @@
+// Also runs over qemu+ssh: ctest's tst_egress_remote (SBW_TEST_REMOTE=1, GuestHost.h).
 // The allowlist network on a real guest: the workspace has no interface but lo; a program in it
 // reaches HTTP servers on the host's loopback only through the egress proxy (over the SSH
 // session); a rule allows one port, another is denied with 403 and a row, an unlisted one waits
@@ -5,6 +6,7 @@
 // attempt is not asked, a name that leads to loopback is refused, and pip installs a package
 // from a simple index only while a rule allows that index.
 
+#include "GuestHost.h"
 #include "LoopbackHttpServer.h"
 #include "TestEnvironment.h"
 #include "WorkspaceShell.h"
@@ -39,6 +41,7 @@ class TestEgress : public QObject
 
     QTemporaryDir m_data;
     QTemporaryDir m_site;
+    test::GuestHost m_host; ///< before the connection: a remote host's sshd outlives it
     std::unique_ptr<HypervisorConnection> m_connection;
     std::unique_ptr<Workspace> m_workspace;
     std::shared_ptr<CommandLog> m_log;
@@ -125,8 +128,11 @@ private Q_SLOTS:
         m_proxy = std::make_unique<EgressProxy>(m_gate.get(), m_log);
         m_proxy->acceptGuestConnections();
 
-        m_connection = std::make_unique<HypervisorConnection>(test::guestUri());
-        QVERIFY(m_connection->ensureOpen().ok());
+        const auto uri = m_host.start();
+        QVERIFY2(uri.ok(), uri ? "" : qPrintable(uri.error().message));
+        m_connection = std::make_unique<HypervisorConnection>(uri.value());
+        const auto opened = m_connection->ensureOpen();
+        QVERIFY2(opened.ok(), opened ? "" : qPrintable(opened.error().message));
         removeLeftover();
         WorkspaceSettings settings;
         settings.memoryMiB = 384;
