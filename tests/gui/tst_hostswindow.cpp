@@ -23,6 +23,7 @@
 #include "run/RunHostMenu.h"
 #include "run/RunPane.h"
 #include "sandbox/SandboxPool.h"
+#include "stats/GraphPane.h"
 #include "stats/StatsSampler.h"
 #include "terminal/TerminalTab.h"
 #include "terminal/TerminalTabs.h"
@@ -36,6 +37,7 @@
 #include "workbench/Host.h"
 #include "workbench/Workbench.h"
 #include "workspace/Workspace.h"
+#include "workspace/WorkspaceManager.h"
 #include "workspace/WorkspacePane.h"
 
 #include <QAction>
@@ -279,7 +281,20 @@ void TestHostsWindow::sessionListShowsAWorkspaceOfEachHost()
     QCOMPARE(
         model->index(model->rowOf(kRemoteAtHost), SessionListModel::NameColumn).data().toString(),
         kRemoteAtHost);
+    // The Resources dock follows the selected workspace's host.
+    const auto uuidOf = [this](const QString& name) {
+        for (const auto& entry : m_workbench->workspaces()->workspaces())
+            if (entry.name == name)
+                return entry.record.uuid;
+        return QString();
+    };
+    GraphPane* graphs = m_window->graphPane();
+    m_window->sessionList()->select(kLocal);
+    QCOMPARE(graphs->sampler(), m_workbench->sampler());
+    QTRY_COMPARE_WITH_TIMEOUT(graphs->selectedSandbox(), uuidOf(kLocal), 10000);
     m_window->sessionList()->select(kRemoteAtHost);
+    QCOMPARE(graphs->sampler(), m_remoteHost->sampler());
+    QCOMPARE(graphs->selectedSandbox(), uuidOf(kRemoteAtHost));
     screenshot(m_window.get(), QStringLiteral("hostswindow-two-hosts"));
 }
 

@@ -211,11 +211,38 @@ GraphPane::GraphPane(StatsSampler* sampler, QWidget* parent)
     m_status->hide();
 
     connect(m_picker, &QComboBox::currentIndexChanged, this, [this] { refreshSandboxCharts(); });
+    follow(m_sampler);
+}
+
+void GraphPane::follow(StatsSampler* sampler)
+{
+    m_sampler = sampler;
     connect(m_sampler, &StatsSampler::sampled, this, &GraphPane::onSampled);
     connect(m_sampler, &StatsSampler::samplingFailed, this, [this](const QString& message) {
         m_status->setText(tr("Statistics unavailable: %1").arg(message));
         m_status->show();
     });
+}
+
+void GraphPane::setSampler(StatsSampler* sampler)
+{
+    if (sampler == m_sampler)
+        return;
+    disconnect(m_sampler, nullptr, this, nullptr);
+    follow(sampler);
+    m_status->hide();
+    // The new host's sandboxes at once, from what its sampler has kept.
+    m_picker->clear();
+    int resident = 0;
+    for (const QString& uuid : m_sampler->sandboxes()) {
+        if (const QList<SandboxSample> history = m_sampler->history(uuid); !history.isEmpty()) {
+            list(history.constLast());
+            resident += history.constLast().residentMiB.has_value() ? 1 : 0;
+        }
+    }
+    refreshSandboxCharts();
+    refreshHostChart();
+    refreshHostMemoryChart(resident);
 }
 
 QString GraphPane::selectedSandbox() const
@@ -232,25 +259,30 @@ bool GraphPane::selectSandbox(const QString& uuid)
     return true;
 }
 
+void GraphPane::list(const SandboxSample& s)
+{
+    // Names come from libvirt (our own "sbw-run-…" or a workspace's domain): plain text; a
+    // workspace is shown by its own name, as in the Sessions list.
+    const QString name = s.name.startsWith(QLatin1String(kWorkspaceDomainPrefix))
+                             ? s.name.mid(qsizetype(std::strlen(kWorkspaceDomainPrefix)))
+                             : s.name;
+    const QString label = QStringLiteral("%1 (%2)").arg(name, domainStateName(s.state));
+    int index = m_picker->findData(s.uuid);
+    if (index < 0) {
+        m_picker->addItem(label, s.uuid);
+        index = m_picker->count() - 1;
+    }
+    m_picker->setItemText(index, label);
+    m_picker->setItemData(index, name, kNameRole);
+}
+
 void GraphPane::onSampled(const StatsTick& tick)
 {
     m_status->hide();
     QSet<QString> present;
     for (const SandboxSample& s : tick.sandboxes) {
         present.insert(s.uuid);
-        // Names come from libvirt (our own "sbw-run-…" or a workspace's domain): plain text; a
-        // workspace is shown by its own name, as in the Sessions list.
-        const QString name = s.name.startsWith(QLatin1String(kWorkspaceDomainPrefix))
-                                 ? s.name.mid(qsizetype(std::strlen(kWorkspaceDomainPrefix)))
-                                 : s.name;
-        const QString label = QStringLiteral("%1 (%2)").arg(name, domainStateName(s.state));
-        int index = m_picker->findData(s.uuid);
-        if (index < 0) {
-            m_picker->addItem(label, s.uuid);
-            index = m_picker->count() - 1;
-        }
-        m_picker->setItemText(index, label);
-        m_picker->setItemData(index, name, kNameRole);
+        list(s);
     }
     // A sandbox that left (a run's microVM destroyed, a workspace deleted) says so; its charts
     // stay viewable until the sampler forgets its history.

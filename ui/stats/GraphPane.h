@@ -29,6 +29,11 @@ class GraphPane : public QWidget
 public:
     explicit GraphPane(StatsSampler* sampler, QWidget* parent = nullptr);
 
+    /// Follows `sampler` from now on (another host's): the picker lists its sandboxes, the host
+    /// charts show its host. The window calls it when a workspace of another host is selected.
+    void setSampler(StatsSampler* sampler);
+    StatsSampler* sampler() const { return m_sampler; }
+
     /// UUID of the sandbox the charts show, or empty before the first sandbox appeared.
     QString selectedSandbox() const;
     /// Shows sandbox `uuid` (one the picker lists); returns false for unknown ones.
@@ -42,6 +47,9 @@ public:
     GraphPaneChart* hostMemoryChart() const { return m_hostMemory; }
 
 private:
+    void follow(StatsSampler* sampler);
+    /// Lists, or relabels, sandbox `s` in the picker.
+    void list(const SandboxSample& s);
     void onSampled(const StatsTick& tick);
     void refreshSandboxCharts();
     void refreshHostChart();

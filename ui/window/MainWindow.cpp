@@ -581,9 +581,14 @@ void MainWindow::showWorkspace(const QString& name)
     m_workspacePane->setWorkspace(name);
     m_center->setCurrentWidget(m_workspaceTabs);
     showWorkspaceTab();
-    for (const auto& entry : m_workspaces->workspaces())
-        if (entry.name == name)
-            m_graphPane->selectSandbox(entry.record.uuid);
+    // The Resources dock follows the workspace's host.
+    for (const auto& entry : m_workspaces->workspaces()) {
+        if (entry.name != name)
+            continue;
+        if (Host* host = entry.host ? m_workbench->host(entry.host->uri()) : nullptr)
+            m_graphPane->setSampler(host->sampler());
+        m_graphPane->selectSandbox(entry.record.uuid);
+    }
 }
 
 void MainWindow::createWorkspaceTabs()
