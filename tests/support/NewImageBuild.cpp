@@ -50,8 +50,12 @@ NewImageBuild::~NewImageBuild()
         if (!connection.ensureOpen())
             continue;
         auto pool = StoragePool::open(connection.handle(), isSystemUri(uri));
-        for (const QString& name : pool ? pool->volumeNames(m_image->buildId) : QStringList())
-            pool->deleteVolume(name);
+        // Its staged files, and a ready state a run saved of it ("sbw-state-<build id>-…").
+        if (!pool)
+            continue;
+        for (const QString& prefix : {m_image->buildId, QStringLiteral("sbw-state-") + m_image->buildId})
+            for (const QString& name : pool->volumeNames(prefix))
+                pool->deleteVolume(name);
     }
 }
 

@@ -14,7 +14,9 @@ namespace sbw::test {
 /// linked into a cache folder of its own with a new build time in the manifest (so a new
 /// GuestImage::buildId), and $XDG_CACHE_HOME pointed there while this object lives. Runs and
 /// workspaces made meanwhile stage it into their host's pool first. At its end the build's
-/// volumes are deleted from the pools of `uris` and $XDG_CACHE_HOME is restored.
+/// volumes (and a ready state saved of it) are deleted from the pools of `uris` and
+/// $XDG_CACHE_HOME is restored. A ready state saved of it replaced the shared build's (one
+/// build of a recipe keeps a state): the next run of the shared build saves its own again.
 class NewImageBuild
 {
 public:
