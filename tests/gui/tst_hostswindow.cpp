@@ -340,6 +340,10 @@ void TestHostsWindow::runOnTheRemoteHost()
     QVERIFY(remote->isChecked());
 
     runScript();
+    // "Finished: exit status 3 · boot 9.1 s · script 120 ms · on 127.0.0.1"
+    QVERIFY2(m_window->runPane()->statusText().startsWith(QStringLiteral("Finished: exit status 3 · boot "))
+                 && m_window->runPane()->statusText().endsWith(QStringLiteral(" · on 127.0.0.1")),
+             qPrintable(m_window->runPane()->statusText()));
     // The next run's microVM boots on the host the run went to, not on the local one.
     QTRY_VERIFY_WITH_TIMEOUT(m_remoteHost->sandboxPool()->hasReady(), kBootTimeoutMs);
     QCOMPARE(m_workbench->sandboxPool()->readyCount(), 0);

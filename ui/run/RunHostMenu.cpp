@@ -11,7 +11,8 @@
 namespace sbw {
 
 RunHostMenu::RunHostMenu(Workbench* workbench, RunPane* runPane, QWidget* parent)
-    : QMenu(tr("Run &On"), parent), m_runPane(runPane), m_group(new QActionGroup(this))
+    : QMenu(tr("Run &On"), parent), m_runPane(runPane), m_group(new QActionGroup(this)),
+      m_firstHost(workbench->hosts().first())
 {
     setObjectName(QStringLiteral("runHostMenu"));
     for (Host* host : workbench->hosts())
@@ -41,7 +42,8 @@ void RunHostMenu::choose(Host* host)
     for (QAction* action : m_group->actions())
         if (action->data().value<QObject*>() == host)
             action->setChecked(true);
-    m_runPane->setHost(host->connection(), host->sandboxPool());
+    m_runPane->setHost(host->connection(), host->sandboxPool(),
+                       host == m_firstHost ? QString() : hostDisplayName(host->uri()));
 }
 
 } // namespace sbw

@@ -32,6 +32,7 @@ private:
 
     RunPane* m_runPane;
     QActionGroup* m_group;
+    Host* m_firstHost; ///< the default host, not named in the run pane's status line
 };
 
 } // namespace sbw

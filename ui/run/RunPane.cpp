@@ -359,9 +359,15 @@ void RunPane::setCommandLog(std::shared_ptr<CommandLog> log)
     m_history->setCommandLog(std::move(log));
 }
 
-void RunPane::setHost(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool)
+void RunPane::setHost(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool, const QString& hostName)
 {
     m_controller->setHost(connection, std::move(pool));
+    m_hostName = hostName;
+}
+
+QString RunPane::onHost(const QString& text) const
+{
+    return m_hostName.isEmpty() ? text : tr("%1 · on %2").arg(text, m_hostName);
 }
 
 QStringList RunPane::inputFiles() const
@@ -518,12 +524,13 @@ void RunPane::updateProgressStatus()
         return;
     if (m_scriptResult) {
         // The outcome is known; only the microVM's teardown is left.
-        setStatus(resultText(*m_scriptResult) + tr(" · destroying the microVM…"), {});
+        setStatus(onHost(resultText(*m_scriptResult)) + tr(" · destroying the microVM…"), {});
         return;
     }
     QString text = m_phaseDetail.isEmpty() ? phaseText(m_phase) : m_phaseDetail;
     if (m_cancelling && m_phase != RunPhase::CleaningUp)
         text = tr("Cancelling…");
+    text = onHost(text);
     const qint64 seconds = m_elapsed.elapsed() / 1000;
     if (seconds > 0)
         text += tr("  %1 s").arg(seconds);
@@ -557,7 +564,7 @@ void RunPane::onFinished(const RunResult& result)
         icon = QStyle::SP_MessageBoxCritical;
         break;
     }
-    setStatus(resultText(result), style()->standardIcon(icon));
+    setStatus(onHost(resultText(result)), style()->standardIcon(icon));
     updateEnabled();
     Q_EMIT runningChanged(false);
     Q_EMIT stateChanged();

@@ -54,8 +54,9 @@ public:
     /// Logs each run from now on as a person's Run row in `log`.
     void setCommandLog(std::shared_ptr<CommandLog> log);
     /// Runs from now on go to the host of `connection` and take a pre-booted microVM from
-    /// `pool` when it holds one of their limits and image (RunController::setHost).
-    void setHost(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool);
+    /// `pool` when it holds one of their limits and image (RunController::setHost). The status
+    /// line names `hostName` ("… · on 127.0.0.1"); empty for the window's first host.
+    void setHost(HypervisorConnection* connection, std::shared_ptr<SandboxPool> pool, const QString& hostName);
     /// True after cancel() until the run's finished() arrives.
     bool isCancelling() const { return m_cancelling; }
 
@@ -167,6 +168,9 @@ private:
     /// What the current phase is at, when it says more than its name: the queue position
     /// while Queued, the upload while Preparing stages the image.
     QString m_phaseDetail;
+    QString m_hostName; ///< setHost()'s, for the status line
+    /// `text`, naming the runs' host when it is not the window's first.
+    QString onHost(const QString& text) const;
     bool m_cancelling = false;
     std::optional<RunResult> m_scriptResult; ///< set from resultReady() until finished()
     QElapsedTimer m_elapsed;
