@@ -196,8 +196,10 @@ private Q_SLOTS:
         QVERIFY2(poolStaged->ok(), *poolStaged ? "" : qPrintable(poolStaged->error().message));
 
         // Both heard the one upload in order, to its last byte; the uploader from its first.
+        QVERIFY(!poolSteps.isEmpty());
         QCOMPARE(poolSteps.first(), qMakePair(qint64(0), total));
         for (const auto& steps : {poolSteps, runSteps}) {
+            QVERIFY(!steps.isEmpty());
             QCOMPARE(steps.last(), qMakePair(total, total));
             QVERIFY2(steps.size() <= 12, qPrintable(QString::number(steps.size())));
             for (qsizetype i = 1; i < steps.size(); ++i)
