@@ -13,7 +13,7 @@ namespace sbw::test {
 /// this machine's daemon (guestUri()), or with SBW_TEST_REMOTE=1 in the environment (the ctest
 /// variants NAME_remote, tests/integration/CMakeLists.txt) the same daemon as a remote host,
 /// over qemu+ssh through the test's own LoopbackSshd. Declare it before the connections that use
-/// uri(): its sshd ends with it. (Header only: the support library's sources stay as they are.)
+/// uri(): its sshd ends with it.
 class GuestHost
 {
 public:
