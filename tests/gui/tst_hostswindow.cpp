@@ -373,11 +373,15 @@ void TestHostsWindow::runScript()
 // line keeps its figures coming, its rows stay running and a command there runs.
 void TestHostsWindow::losingTheRemoteHostCostsNothingElse()
 {
-    QStringList lines; // every text the remote host's line takes, in order
+    QStringList lines; // every text the remote host's line takes once it stops being active
     QObject watching;  // ends the watch with this case
+    // Until the daemon's socket is seen closed, a sample under way may still refresh the
+    // active line's figures: the watch starts at the first line that is not active.
+    const QString active = QStringLiteral("127.0.0.1 · active · ");
     connect(m_window->hostList()->model(), &QAbstractItemModel::dataChanged, &watching, [&] {
-        if (lines.isEmpty() || lines.constLast() != hostLine(1))
-            lines << hostLine(1);
+        const QString line = hostLine(1);
+        if (lines.isEmpty() ? !line.startsWith(active) : lines.constLast() != line)
+            lines << line;
     });
     QSignalSpy lost(m_remoteHost->connection(), &HypervisorConnection::disconnected);
     m_sshd.kill();
