@@ -59,7 +59,18 @@ public:
                      .arg(::getpid())
                      .arg(counter++);
         m_path = m_dir + QLatin1String("/queue/") + m_name;
-        m_fd = lockFile(m_path, LOCK_EX | LOCK_NB);
+        // Locked under a hidden name first, then renamed into the queue: a ticket that was
+        // listed before it was locked would look abandoned to a waiter counting those ahead,
+        // which would delete it and hold it with its probe so that this lock failed.
+        const QString hidden = m_dir + QLatin1String("/queue/.") + m_name;
+        m_fd = lockFile(hidden, LOCK_EX | LOCK_NB);
+        if (m_fd >= 0 && ::rename(QFile::encodeName(hidden).constData(), QFile::encodeName(m_path).constData()) != 0) {
+            const int error = errno;
+            ::unlink(QFile::encodeName(hidden).constData());
+            ::close(m_fd);
+            m_fd = -1;
+            errno = error;
+        }
     }
     ~Ticket()
     {
