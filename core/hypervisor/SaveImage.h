@@ -2,6 +2,7 @@
 
 #include "base/Expected.h"
 
+#include <QByteArray>
 #include <QByteArrayView>
 
 namespace sbw::save_image {
@@ -18,5 +19,17 @@ Expected<qint64> streamOffset(QByteArrayView header);
 
 /// Whether `bytes` (at least 4, read at streamOffset()) start QEMU's migration stream.
 bool isStreamStart(QByteArrayView bytes);
+
+/// The domain XML of `head`, a save image's bytes up to streamOffset(). Errors: as
+/// streamOffset(), `head` shorter than that.
+Expected<QByteArray> domainXml(QByteArrayView head);
+
+/// `head` (a save image's bytes up to streamOffset()) with `xml` as its domain XML: the same
+/// length, so that it can be written over the head of a copy of the image, whose stream stays
+/// where it was. Version 2's cookie (the guest CPU libvirt checked) follows the new XML and the
+/// header's cookie offset says where. libvirt pads the XML when it saves (at least 1 KiB), so
+/// a definition a little longer than the saved one fits. Errors: as domainXml(), `xml` and the
+/// cookie longer than the padded space.
+Expected<QByteArray> withDomainXml(QByteArrayView head, const QByteArray& xml);
 
 } // namespace sbw::save_image

@@ -104,6 +104,28 @@ PoolPtr lookupPool(virConnectPtr conn)
     return PoolPtr(virStoragePoolLookupByName(conn, StoragePool::kName));
 }
 
+/// The two ends of a copy within the pool: the pool and volume `source`, with volume `target`
+/// deleted to make room for the copy.
+struct CopyEnds
+{
+    PoolPtr pool;
+    VolPtr from;
+};
+
+Expected<CopyEnds> copyEnds(virConnectPtr conn, StoragePool& storage, const QString& source, const QString& target)
+{
+    PoolPtr pool = lookupPool(conn);
+    if (!pool)
+        return virtError(QStringLiteral("storage pool %1 is missing").arg(QLatin1String(StoragePool::kName)));
+    const QByteArray sourceUtf8 = source.toUtf8();
+    VolPtr from(virStorageVolLookupByName(pool.get(), sourceUtf8.constData()));
+    if (!from)
+        return virtError(QStringLiteral("cannot find volume %1").arg(source));
+    if (auto removed = storage.deleteVolume(target); !removed)
+        return removed.error();
+    return CopyEnds{std::move(pool), std::move(from)};
+}
+
 /// One upload of an image into one host's pool in this process. A run and the pool of
 /// pre-booted microVMs may stage the same image on a new host at once; the second waits for
 /// the first, which would otherwise upload over the volumes the first is writing.
@@ -449,15 +471,10 @@ Expected<void> StoragePool::download(const QString& name, qint64 offset, qint64 
 
 Expected<QString> StoragePool::copyVolume(const QString& source, const QString& target)
 {
-    PoolPtr pool = lookupPool(m_conn);
-    if (!pool)
-        return virtError(QStringLiteral("storage pool %1 is missing").arg(QLatin1String(kName)));
-    const QByteArray sourceUtf8 = source.toUtf8();
-    VolPtr from(virStorageVolLookupByName(pool.get(), sourceUtf8.constData()));
-    if (!from)
-        return virtError(QStringLiteral("cannot find volume %1").arg(source));
-    if (auto removed = deleteVolume(target); !removed)
-        return removed.error();
+    auto ends = copyEnds(m_conn, *this, source, target);
+    if (!ends)
+        return ends.error();
+    auto& [pool, from] = ends.value();
     // The new volume's own content is replaced whole by the copy; qcow2 only so that libvirt
     // lists it with its format until the next refresh reads the copied header.
     const QByteArray xml = volumeXml(target, 0, QStringLiteral("qcow2")).toUtf8();
@@ -490,6 +507,43 @@ Expected<QString> StoragePool::copyVolume(const QString& source, const QString& 
         return error;
     }
     return volumePath(to.get());
+}
+
+Expected<QString> StoragePool::cloneVolume(const QString& source, const QString& target)
+{
+    auto ends = copyEnds(m_conn, *this, source, target);
+    if (!ends)
+        return ends.error();
+    auto& [pool, from] = ends.value();
+    const QByteArray xml = volumeXml(target, 0, QStringLiteral("raw")).toUtf8();
+    VolPtr to(virStorageVolCreateXMLFrom(pool.get(), xml.constData(), from.get(), 0));
+    if (!to)
+        return virtError(QStringLiteral("cannot copy volume %1 to %2").arg(source, target));
+    return volumePath(to.get());
+}
+
+Expected<void> StoragePool::writeAt(const QString& name, qint64 offset, QByteArrayView bytes)
+{
+    PoolPtr pool = lookupPool(m_conn);
+    const QByteArray utf8 = name.toUtf8();
+    VolPtr vol(pool ? virStorageVolLookupByName(pool.get(), utf8.constData()) : nullptr);
+    if (!vol)
+        return virtError(QStringLiteral("cannot find volume %1").arg(name));
+    StreamPtr stream(virStreamNew(m_conn, 0));
+    if (!stream || virStorageVolUpload(vol.get(), stream.get(), quint64(offset), quint64(bytes.size()), 0) < 0)
+        return virtError(QStringLiteral("cannot write volume %1").arg(name));
+    for (qsizetype sent = 0; sent < bytes.size();) {
+        const int n = virStreamSend(stream.get(), bytes.data() + sent, size_t(bytes.size() - sent));
+        if (n < 0) {
+            const Error error = virtError(QStringLiteral("writing volume %1 failed").arg(name));
+            virStreamAbort(stream.get());
+            return error;
+        }
+        sent += n;
+    }
+    if (virStreamFinish(stream.get()) < 0)
+        return virtError(QStringLiteral("writing volume %1 failed").arg(name));
+    return {};
 }
 
 Expected<void> StoragePool::deleteVolume(const QString& name)

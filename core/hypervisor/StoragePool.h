@@ -40,6 +40,8 @@ public:
     static constexpr char kName[] = "sandbox-workbench";
     /// The file name ending of a qcow2 volume (overlays of runs, workspaces and ready states).
     static constexpr QLatin1String kQcow2Suffix{".qcow2"};
+    /// Of a save image (virDomainSaveFlags).
+    static constexpr QLatin1String kSaveSuffix{".save"};
 
     /// Looks the pool up, defining, building and starting it (autostart on) when needed, and
     /// refreshes its volume list once (the other calls trust libvirt's list from then on).
@@ -86,6 +88,16 @@ public:
     /// qcow2 overlay keeps its backing image and its internal snapshots. The source must not be
     /// open for writing (its domain stopped). Returns the new volume's path.
     Expected<QString> copyVolume(const QString& source, const QString& target);
+
+    /// Copies volume `source` into a new volume `target` (replacing one of that name) on the
+    /// daemon's side (virStorageVolCreateXMLFrom): no byte passes through this process. For raw
+    /// files (a qcow2 copy would lose its backing image and internal snapshots: copyVolume()).
+    /// Returns the new volume's path.
+    Expected<QString> cloneVolume(const QString& source, const QString& target);
+
+    /// Writes `bytes` over volume `name` at `offset` through the storage API
+    /// (virStorageVolUpload of that range); the rest of the volume stays as it was.
+    Expected<void> writeAt(const QString& name, qint64 offset, QByteArrayView bytes);
 
     /// Deletes volume `name`; succeeds when it does not exist (nor its pool), fails when the
     /// daemon could not be asked.

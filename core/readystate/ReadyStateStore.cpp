@@ -23,7 +23,6 @@
 namespace sbw {
 namespace {
 
-const QLatin1String kSaveSuffix(".save");
 const QLatin1String kMarkerSuffix(".ready");
 /// Complete states kept: about 120-250 MB each for 512 MiB sandboxes.
 constexpr qsizetype kMostStates = 4;
@@ -100,7 +99,7 @@ Expected<SavedSandboxState> ReadyStateStore::find(const Wanted& wanted)
         return makeError(QStringLiteral("no ready state %1").arg(name));
     SavedSandboxState state;
     state.name = name;
-    state.saveVolume = name + kSaveSuffix;
+    state.saveVolume = name + StoragePool::kSaveSuffix;
     state.overlayPath = pool->pathOf(name + StoragePool::kQcow2Suffix);
     const QString savePath = pool->pathOf(state.saveVolume);
     if (state.overlayPath.isEmpty() || savePath.isEmpty())
@@ -151,7 +150,7 @@ Expected<SavedSandboxState> ReadyStateStore::build(const Wanted& wanted, const S
     warm.timeout = std::chrono::seconds(120);
     if (auto ran = sandbox.value()->session().exec(warm); !ran || ran->exitStatus != 0)
         return failed(QStringLiteral("python3 did not start in the template"));
-    auto savePath = pool->createVolume(name + kSaveSuffix);
+    auto savePath = pool->createVolume(name + StoragePool::kSaveSuffix);
     if (!savePath)
         return failed(savePath.error().message);
     if (auto saved = sandbox.value()->saveState(savePath.value()); !saved)
@@ -170,7 +169,7 @@ void ReadyStateStore::discard(const QString& name)
     if (!pool)
         return;
     // The marker first: a half-deleted state is never taken for a complete one.
-    for (const QLatin1String suffix : {kMarkerSuffix, kSaveSuffix, StoragePool::kQcow2Suffix})
+    for (const QLatin1String suffix : {kMarkerSuffix, StoragePool::kSaveSuffix, StoragePool::kQcow2Suffix})
         if (auto deleted = pool->deleteVolume(name + suffix); !deleted)
             qCWarning(lcRun) << deleted.error().message;
 }

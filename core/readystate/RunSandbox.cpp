@@ -1,7 +1,6 @@
 #include "readystate/RunSandbox.h"
 
 #include "base/Logging.h"
-#include "hypervisor/ConnectionUri.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "readystate/ReadyStateStore.h"
 
@@ -23,7 +22,7 @@ Expected<std::unique_ptr<Sandbox>> startRunSandbox(HypervisorConnection& connect
         step(RunSandboxStep::Booting);
         return Sandbox::start(connection, options);
     };
-    if (source == SandboxSource::Boot || (source == SandboxSource::Auto && !isLocalUri(connection.uri())))
+    if (source == SandboxSource::Boot)
         return boot();
     const auto cancelled = [cancel] { return cancel && *cancel; };
     ReadyStateStore store(connection);

@@ -28,10 +28,9 @@ enum class RunSandboxStep
 };
 
 /// A sandbox for an ephemeral run. Restored (Sandbox::restore) from the ready state of its
-/// options (ReadyStateStore::obtain, which saves one first when there is none) on a local
-/// connection; booted (Sandbox::start) on a remote one (the
-/// state's stream is passed to QEMU as a file descriptor, which only a local daemon takes),
-/// when `source` is Boot, or, for Auto, when the state cannot be saved or loaded (logged; a
+/// options (ReadyStateStore::obtain, which saves one first when there is none); booted
+/// (Sandbox::start) when `source` is Boot, or, for Auto, when the state cannot be saved or
+/// loaded (logged; a
 /// state that did not load or whose guest did not answer is deleted, the next run saves a new
 /// one). A restored sandbox is returned ready (waitReady() done, reseeded); a booted one is not.
 /// First the image is staged into the host's pool where it is not yet (stageSandboxImage(),

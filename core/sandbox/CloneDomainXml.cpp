@@ -1,6 +1,7 @@
 #include "sandbox/CloneDomainXml.h"
 
 #include "hypervisor/DomainXmlEdit.h"
+#include "sandbox/RunLease.h"
 
 namespace sbw {
 
@@ -22,9 +23,19 @@ void addIncomingDefer(QDomDocument& document, QDomElement domain)
     domain.appendChild(commandline);
 }
 
+void addLease(QDomDocument& document, QDomElement domain, const QDateTime& until)
+{
+    QDomElement metadata = domain.firstChildElement(QStringLiteral("metadata"));
+    if (metadata.isNull())
+        metadata = domain.appendChild(document.createElement(QStringLiteral("metadata"))).toElement();
+    QDomElement lease = document.createElementNS(QLatin1String(kRunLeaseNamespace), QStringLiteral("lease"));
+    lease.setAttribute(QStringLiteral("until"), until.toUTC().toString(Qt::ISODate));
+    metadata.appendChild(lease);
+}
+
 } // namespace
 
-Expected<QString> cloneDomainXml(const QString& savedXml, const CloneIdentity& clone)
+Expected<QString> cloneDomainXml(const QString& savedXml, const CloneIdentity& clone, CloneLoad load)
 {
     auto document = parse(savedXml, QStringLiteral("domain"), "the saved state's definition");
     if (!document)
@@ -39,9 +50,12 @@ Expected<QString> cloneDomainXml(const QString& savedXml, const CloneIdentity& c
         setChildText(document.value(), sandbox, QStringLiteral("created"),
                      clone.created.toUTC().toString(Qt::ISODateWithMs));
     }
+    if (clone.leaseUntil.isValid())
+        addLease(document.value(), domain, clone.leaseUntil);
     for (const QDomElement& old : children(domain, QStringLiteral("commandline")))
         domain.removeChild(old);
-    addIncomingDefer(document.value(), domain);
+    if (load == CloneLoad::IncomingDefer)
+        addIncomingDefer(document.value(), domain);
     return document->toString();
 }
 

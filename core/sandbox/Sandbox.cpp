@@ -5,6 +5,7 @@
 #include "guest/ClientKey.h"
 #include "guest/GuestSession.h"
 #include "hypervisor/IncomingMigration.h"
+#include "hypervisor/SaveImage.h"
 #include "hypervisor/VirtioSerialBridge.h"
 #include "hypervisor/ConnectionUri.h"
 #include "hypervisor/DomainSpec.h"
@@ -13,11 +14,13 @@
 #include "hypervisor/VirtError.h"
 #include "sandbox/CloneDomainXml.h"
 #include "sandbox/GuestFreshening.h"
+#include "sandbox/RunLease.h"
 #include "sandbox/SandboxLimits.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 #include <QThread>
 #include <QTimeZone>
 #include <QUuid>
@@ -124,7 +127,7 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::prepare(HypervisorConnection& connec
     auto pool = StoragePool::open(conn, isSystemUri(connection.uri()));
     if (!pool)
         return pool.error();
-    removeOrphanOverlays(pool.value(), conn);
+    removeOrphans(pool.value(), conn);
     auto staged = pool->stage(inputs->image);
     if (!staged)
         return staged.error();
@@ -209,27 +212,75 @@ Expected<std::unique_ptr<Sandbox>> Sandbox::restore(HypervisorConnection& connec
     sandbox->m_overlayVolume = overlayVolume;
     sandbox->m_diskBytes = state.diskBytes;
     sandbox->m_restored = true;
-    const auto xml = cloneDomainXml(state.domainXml, {sandbox->m_name, QUuid::createUuid().toString(QUuid::WithoutBraces),
-                                                       overlay.value(), QDateTime::currentDateTimeUtc()});
-    if (!xml)
-        return xml.error();
-    const QByteArray utf8 = xml->toUtf8();
-    sandbox->m_domain = virDomainCreateXML(connection.handle(), utf8.constData(),
-                                           VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
-    if (!sandbox->m_domain)
-        return virtError(QStringLiteral("cannot start the sandbox's domain"));
-    const qint64 startedMs = timer.elapsed();
-    const auto deadline = std::chrono::steady_clock::now() + sandbox->m_readyTimeout;
-    if (auto loaded = loadIncomingMigration(sandbox->m_domain, *sandbox->m_pool, state.saveVolume, state.streamOffset, deadline);
-        !loaded)
+    const CloneIdentity clone{sandbox->m_name, QUuid::createUuid().toString(QUuid::WithoutBraces), overlay.value(),
+                              QDateTime::currentDateTimeUtc(), {}};
+    const bool local = isLocalUri(connection.uri());
+    if (auto loaded = local ? sandbox->loadIntoNewDomain(state, clone) : sandbox->restoreCopyOf(state, clone); !loaded)
         return loaded.error();
     const qint64 loadedMs = timer.elapsed();
     if (auto resumed = sandbox->resume(); !resumed)
         return resumed.error();
     qCInfo(lcRun) << "restored domain" << sandbox->m_name << "from" << state.name << "in" << timer.elapsed()
-                  << "ms: prepared" << preparedMs << "ms, domain started" << startedMs - preparedMs
-                  << "ms, memory loaded" << loadedMs - startedMs << "ms";
+                  << "ms: prepared" << preparedMs << "ms, domain started with the memory loaded"
+                  << loadedMs - preparedMs << "ms" << (local ? "(incoming migration)" : "(copy of the save image)");
     return sandbox;
+}
+
+Expected<void> Sandbox::loadIntoNewDomain(const SavedSandboxState& state, const CloneIdentity& clone)
+{
+    const auto xml = cloneDomainXml(state.domainXml, clone, CloneLoad::IncomingDefer);
+    if (!xml)
+        return xml.error();
+    const QByteArray utf8 = xml->toUtf8();
+    m_domain = virDomainCreateXML(m_connection->handle(), utf8.constData(),
+                                  VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
+    if (!m_domain)
+        return virtError(QStringLiteral("cannot start the sandbox's domain"));
+    const auto deadline = std::chrono::steady_clock::now() + m_readyTimeout;
+    return loadIncomingMigration(m_domain, *m_pool, state.saveVolume, state.streamOffset, deadline);
+}
+
+Expected<void> Sandbox::restoreCopyOf(const SavedSandboxState& state, const CloneIdentity& clone)
+{
+    // The copy is made by the daemon, so no byte of the memory passes through this process;
+    // libvirt has read all of it once the restore returns.
+    const QString copy = m_name + StoragePool::kSaveSuffix;
+    auto path = m_pool->cloneVolume(state.saveVolume, copy);
+    if (!path)
+        return path.error();
+    const auto deleteCopy = qScopeGuard([&] {
+        if (auto deleted = m_pool->deleteVolume(copy); !deleted)
+            qCWarning(lcRun) << deleted.error().message;
+    });
+    QByteArray head;
+    auto read = m_pool->download(copy, 0, state.streamOffset, [&head](QByteArrayView chunk) {
+        head += chunk;
+        return true;
+    });
+    if (!read)
+        return read.error();
+    auto savedXml = save_image::domainXml(head);
+    if (!savedXml)
+        return savedXml.error();
+    CloneIdentity leased = clone;
+    leased.leaseUntil = RunLease::untilFromNow();
+    const auto xml = cloneDomainXml(QString::fromUtf8(savedXml.value()), leased, CloneLoad::SaveImage);
+    if (!xml)
+        return xml.error();
+    auto newHead = save_image::withDomainXml(head, xml->toUtf8());
+    if (!newHead)
+        return newHead.error();
+    if (auto written = m_pool->writeAt(copy, 0, newHead.value()); !written)
+        return written.error();
+    const QByteArray pathUtf8 = path->toUtf8();
+    if (virDomainRestoreFlags(m_connection->handle(), pathUtf8.constData(), nullptr, VIR_DOMAIN_SAVE_PAUSED) < 0)
+        return virtError(QStringLiteral("cannot restore the sandbox's domain"));
+    const QByteArray name = m_name.toUtf8();
+    m_domain = virDomainLookupByName(m_connection->handle(), name.constData());
+    if (!m_domain)
+        return virtError(QStringLiteral("the restored domain %1 is gone").arg(m_name));
+    m_lease = std::make_unique<RunLease>(m_domain);
+    return {};
 }
 
 Expected<void> Sandbox::saveState(const QString& path)
@@ -304,6 +355,7 @@ void Sandbox::destroy()
         virDomainFree(m_domain);
         m_domain = nullptr;
     }
+    m_lease.reset(); // when the destroy failed (a lost host), the next sweep there ends it
     if (!m_overlayVolume.isEmpty()) {
         if (auto deleted = m_pool->deleteVolume(m_overlayVolume); !deleted)
             qCWarning(lcRun) << deleted.error().message;
@@ -312,23 +364,28 @@ void Sandbox::destroy()
     qCInfo(lcRun) << "removed sandbox" << m_name;
 }
 
-void Sandbox::removeOrphanOverlays(StoragePool& pool, virConnectPtr conn)
+void Sandbox::removeOrphans(StoragePool& pool, virConnectPtr conn)
 {
+    for (const QString& domainName : sweepExpiredRunLeases(conn, kRunPrefix))
+        pool.deleteVolume(domainName + StoragePool::kQcow2Suffix);
     const QDateTime now = QDateTime::currentDateTimeUtc();
     for (const QString& volume : pool.volumeNames(kRunPrefix)) {
-        const QString domainName = volume.chopped(StoragePool::kQcow2Suffix.size());
+        // A save image's copy is gone once its restore returned: one that is left is an orphan.
+        const bool saveCopy = volume.endsWith(StoragePool::kSaveSuffix);
+        if (!saveCopy && !volume.endsWith(StoragePool::kQcow2Suffix))
+            continue;
+        const QString domainName = volume.section(QLatin1Char('.'), 0, 0);
         QDateTime created = QDateTime::fromString(domainName.mid(kRunPrefix.size(), 15), kNameTimeFormat);
         created.setTimeZone(QTimeZone::utc());
-        if (!volume.endsWith(StoragePool::kQcow2Suffix) || !created.isValid()
-            || created.secsTo(now) < kOrphanMinAgeSecs)
+        if (!created.isValid() || created.secsTo(now) < kOrphanMinAgeSecs)
             continue;
         const QByteArray name = domainName.toUtf8();
-        if (virDomainPtr domain = virDomainLookupByName(conn, name.constData())) {
+        if (virDomainPtr domain = saveCopy ? nullptr : virDomainLookupByName(conn, name.constData())) {
             virDomainFree(domain);
             continue;
         }
         virResetLastError();
-        qCInfo(lcRun) << "removing orphan overlay" << volume;
+        qCInfo(lcRun) << "removing orphan volume" << volume;
         pool.deleteVolume(volume);
     }
 }

@@ -23,6 +23,8 @@ class ClientKey;
 class GuestSession;
 class HypervisorConnection;
 class StoragePool;
+class RunLease;
+struct CloneIdentity;
 
 /// Size and image of a sandbox.
 struct SandboxOptions
@@ -76,11 +78,13 @@ public:
                                                             const SandboxOptions& options,
                                                             const QString& name);
     /// A new sandbox from `state` instead of a boot: its own name, UUID and overlay over the
-    /// state's, a transient domain (AUTODESTROY) started paused, the saved memory loaded into
-    /// it (loadIncomingMigration: local connections), then resumed. waitReady() then also
-    /// reseeds the guest (freshenGuest) before it returns. `options` must be those the state
-    /// was saved with (readystate's key). Errors: as start(), the state unreadable, QEMU's
-    /// failed load.
+    /// state's, a transient domain with the saved memory, then resumed. On a local connection
+    /// the domain is started paused (AUTODESTROY) and the memory loaded into it
+    /// (loadIntoNewDomain()); on a remote one a copy of the save image carries the clone's
+    /// definition and libvirt restores it (restoreCopyOf(); such a domain is not AUTODESTROY).
+    /// waitReady() then also reseeds the guest (freshenGuest) before it returns. `options`
+    /// must be those the state was saved with (readystate's key). Errors: as start(), the state
+    /// unreadable, QEMU's failed load.
     static Expected<std::unique_ptr<Sandbox>> restore(HypervisorConnection& connection,
                                                       const SandboxOptions& options,
                                                       const SavedSandboxState& state);
@@ -117,10 +121,11 @@ public:
     bool isRestored() const { return m_restored; }
 
 private:
-    /// Removes overlays of ephemeral runs whose domain no longer exists (left behind when a
-    /// workbench process was killed; libvirt's AUTODESTROY already removed the domain). Called
-    /// by start().
-    static void removeOrphanOverlays(StoragePool& pool, virConnectPtr conn);
+    /// Removes what runs of killed workbench processes left: domains whose RunLease ran out
+    /// (sweepExpiredRunLeases()) and their overlays, overlays whose domain no longer exists
+    /// (libvirt's AUTODESTROY already removed it), copies of save images a killed restore left.
+    /// Called by prepare().
+    static void removeOrphans(StoragePool& pool, virConnectPtr conn);
 
     Sandbox() = default;
     /// Image, disk limit, client key and staged image for `options`; the overlay is created by
@@ -129,6 +134,15 @@ private:
                                                       const SandboxOptions& options, const QString& name);
     static Expected<std::unique_ptr<Sandbox>> startAs(HypervisorConnection& connection,
                                                       const SandboxOptions& options, const QString& name);
+    /// Starts the clone's domain paused with `-incoming defer` and feeds it the saved stream
+    /// through a file descriptor (loadIncomingMigration(): local daemons only).
+    Expected<void> loadIntoNewDomain(const SavedSandboxState& state, const CloneIdentity& clone);
+    /// Copies the save image on the daemon's side ("<name>.save", deleted again), writes the
+    /// clone's definition into the copy's head (save_image::withDomainXml()) and restores it
+    /// paused (virDomainRestoreFlags): libvirt checks the name and UUID against the image's
+    /// own, so the image must carry the clone's. Works through any connection. The domain is
+    /// not AUTODESTROY: it holds a RunLease while this sandbox lives.
+    Expected<void> restoreCopyOf(const SavedSandboxState& state, const CloneIdentity& clone);
     void destroy();
 
     HypervisorConnection* m_connection = nullptr;
@@ -143,6 +157,7 @@ private:
     std::optional<StoragePool> m_pool;
     bool m_restored = false;
     virDomainPtr m_domain = nullptr;
+    std::unique_ptr<RunLease> m_lease; ///< restoreCopyOf()'s domain only
     std::unique_ptr<VirtioSerialBridge> m_bridge;
     std::shared_ptr<GuestSession> m_session;
 };

@@ -31,9 +31,13 @@ Host::~Host()
 void Host::build()
 {
     HypervisorConnection* connection = m_connection;
+    // A pre-booted microVM waits paused for as long as the window lives, so it must end with
+    // the connection (AUTODESTROY). A remote host's restore cannot promise that (libvirt's
+    // restore has no such flag): its pool boots; its single runs restore.
+    const SandboxSource source = isLocalUri(uri()) ? SandboxSource::Auto : SandboxSource::Boot;
     m_sandboxPool = std::make_shared<SandboxPool>(
-        *connection, [connection](const SandboxOptions& options, const std::atomic_bool* cancel) {
-            return startRunSandbox(*connection, options, SandboxSource::Auto, {}, cancel);
+        *connection, [connection, source](const SandboxOptions& options, const std::atomic_bool* cancel) {
+            return startRunSandbox(*connection, options, source, {}, cancel);
         });
     m_sampler = new StatsSampler(connection, std::chrono::seconds(1), this);
     connect(connection, &HypervisorConnection::stateChanged, this, &Host::changed);

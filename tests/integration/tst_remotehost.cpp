@@ -13,12 +13,16 @@
 #include "guest/ShellChannel.h"
 #include "hypervisor/HypervisorConnection.h"
 #include "hypervisor/StoragePool.h"
+#include "readystate/ReadyStateStore.h"
+#include "sandbox/RunLease.h"
 #include "run/EphemeralRun.h"
 #include "stats/StatsSampler.h"
 #include "workspace/Workspace.h"
 
 #include <QCryptographicHash>
 #include <QFile>
+#include <QProcess>
+#include <QScopeGuard>
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -34,6 +38,7 @@ namespace {
 const QString kRemoteName = QStringLiteral("rh-remote");
 const QString kLocalName = QStringLiteral("rh-local");
 const QLatin1String kDomainPrefix("sbw-ws-rh-");
+constexpr int kRunTimeoutMs = 120000; // a run that saves the ready state first, under TCG
 
 std::chrono::steady_clock::time_point inSeconds(int seconds)
 {
@@ -84,6 +89,15 @@ class TestRemoteHost : public QObject
         return std::move(created.value());
     }
 
+    /// The run domain of this machine's daemon that is not in `before`; empty when none.
+    QString newRunDomain(const QStringList& before) const
+    {
+        for (const QString& name : sbw::test::runDomains(m_local->uri()))
+            if (!before.contains(name))
+                return name;
+        return {};
+    }
+
     static void removeWorkspace(sbw::HypervisorConnection& connection, const QString& name)
     {
         if (auto old = sbw::Workspace::open(connection, name))
@@ -122,22 +136,83 @@ private Q_SLOTS:
         }
     }
 
-    // A remote URI boots the run's microVM (no saved ready state: its save image would be a
-    // file on the remote host).
+    // A remote host's runs restore its saved ready state (the first run saves it there): each
+    // from a copy of the save image made on the host, written with the run's own name. The
+    // clones are fresh guests (their own boot ids); no copy, domain or overlay is left, and
+    // the state's own image still names the state.
     void ephemeralRun()
     {
         sbw::RunOptions options;
         options.language = sbw::Language::Shell;
-        options.code = "echo from the remote host; echo to stderr >&2; exit 3\n";
+        options.code = "cat /proc/sys/kernel/random/boot_id; echo to stderr >&2; exit 3\n";
+        QStringList bootIds;
+        for (int run = 0; run < 2; ++run) {
+            const sbw::RunResult result = sbw::runEphemeral(*m_remote, options, {}, nullptr);
+            QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+            QCOMPARE(result.stdoutData.size(), 37);
+            QCOMPARE(result.stderrData, QByteArray("to stderr\n"));
+            QCOMPARE(result.exitStatus, std::optional<int>(3));
+            QVERIFY(result.restored);
+            bootIds << QString::fromLatin1(result.stdoutData);
+            QVERIFY(!sbw::test::runDomains(m_local->uri()).contains(result.domainName));
+            QCOMPARE(sbw::test::volumesNamed(m_local->uri(), result.domainName), QStringList());
+        }
+        QCOMPARE(bootIds.size(), 2);
+        QVERIFY2(bootIds[0] != bootIds[1], qPrintable(bootIds.join(QLatin1Char(' '))));
+
+        sbw::ReadyStateStore store(*m_remote);
+        const auto wanted = store.wanted(options.sandbox);
+        QVERIFY2(wanted.ok(), wanted ? "" : qPrintable(wanted.error().message));
+        const auto state = store.find(wanted.value());
+        QVERIFY2(state.ok(), state ? "" : qPrintable(state.error().message));
+        QVERIFY(state->domainXml.contains(QStringLiteral("<name>%1</name>").arg(wanted->name)));
+    }
+
+    // libvirt's restore has no AUTODESTROY, so a restored run of a killed workbench would run
+    // on: its lease (renewed while the run lives) runs out, and the host's next run ends it
+    // and deletes its overlay.
+    void theRunOfAKilledWorkbenchEndsAtTheNextRun()
+    {
+        const QStringList before = sbw::test::runDomains(m_local->uri());
+        QProcess workbench;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("SBW_RUN_LEASE_SECONDS"), QStringLiteral("3"));
+        workbench.setProcessEnvironment(environment);
+        workbench.start(QStringLiteral(SBW_CLI_PATH),
+                        {QStringLiteral("run"), QStringLiteral("--connect"), m_sshd.uri(), QStringLiteral("--lang"),
+                         QStringLiteral("sh"), QStringLiteral("--timeout"), QStringLiteral("0"), QStringLiteral("-c"),
+                         QStringLiteral("sleep 600")});
+        QVERIFY(workbench.waitForStarted());
+        QString leftName;
+        QTRY_VERIFY_WITH_TIMEOUT(!(leftName = newRunDomain(before)).isEmpty() ||
+                                     workbench.state() == QProcess::NotRunning,
+                                 kRunTimeoutMs);
+        QVERIFY2(!leftName.isEmpty(), workbench.readAllStandardError().constData());
+        sbw::HypervisorConnection remote(m_sshd.uri());
+        QVERIFY(remote.ensureOpen().ok());
+        const QByteArray nameUtf8 = leftName.toUtf8();
+        virDomainPtr left = virDomainLookupByName(remote.handle(), nameUtf8.constData());
+        QVERIFY(left);
+        const auto freeLeft = qScopeGuard([left] { virDomainFree(left); });
+        // Held: the lease is written at once and moves on while the workbench lives.
+        QTRY_VERIFY_WITH_TIMEOUT(sbw::runLeaseUntil(left).isValid(), 30000);
+        const QDateTime first = sbw::runLeaseUntil(left);
+        QTRY_VERIFY_WITH_TIMEOUT(sbw::runLeaseUntil(left) > first, 30000);
+
+        workbench.kill();
+        QVERIFY(workbench.waitForFinished());
+        const QDateTime until = sbw::runLeaseUntil(left);
+        QTRY_VERIFY_WITH_TIMEOUT(QDateTime::currentDateTimeUtc() > until, 30000);
+        QCOMPARE(virDomainIsActive(left), 1); // nothing but the next run ends it
+
+        sbw::RunOptions options;
+        options.language = sbw::Language::Shell;
+        options.code = "echo next\n";
         const sbw::RunResult result = sbw::runEphemeral(*m_remote, options, {}, nullptr);
         QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
-        QCOMPARE(result.stdoutData, QByteArray("from the remote host\n"));
-        QCOMPARE(result.stderrData, QByteArray("to stderr\n"));
-        QCOMPARE(result.exitStatus, std::optional<int>(3));
-        QVERIFY(!result.restored);
-        QVERIFY(!sbw::test::runDomains(m_local->uri()).contains(result.domainName));
-        QVERIFY(!sbw::test::runOverlays(m_local->uri())
-                     .contains(result.domainName + sbw::StoragePool::kQcow2Suffix));
+        QCOMPARE(result.stdoutData, QByteArray("next\n"));
+        QVERIFY(!sbw::test::runDomains(m_local->uri()).contains(leftName));
+        QCOMPARE(sbw::test::volumesNamed(m_local->uri(), leftName), QStringList());
     }
 
     // A build of the image the host has never seen: the first run uploads it into the host's

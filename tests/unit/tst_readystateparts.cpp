@@ -6,6 +6,7 @@
 #include "readystate/ReadyStateKey.h"
 #include "sandbox/CloneDomainXml.h"
 #include "sandbox/GuestFreshening.h"
+#include "sandbox/RunLease.h"
 
 #include <QDomDocument>
 #include <QTest>
@@ -123,7 +124,8 @@ private Q_SLOTS:
         const QDateTime created(QDate(2026, 12, 4), QTime(10, 30, 5, 250), QTimeZone::utc());
         const auto xml = sbw::cloneDomainXml(saved, {QStringLiteral("sbw-run-20261204-103005-ab12"),
                                                      QStringLiteral("11111111-2222-3333-4444-555555555555"),
-                                                     QStringLiteral("/pool/sbw-run-20261204-103005-ab12.qcow2"), created});
+                                                     QStringLiteral("/pool/sbw-run-20261204-103005-ab12.qcow2"), created, {}},
+                                             sbw::CloneLoad::IncomingDefer);
         QVERIFY2(xml.ok(), xml ? "" : qPrintable(xml.error().message));
         QDomDocument clone;
         QVERIFY(clone.setContent(xml.value()));
@@ -147,9 +149,61 @@ private Q_SLOTS:
                  original.documentElement().firstChildElement(QStringLiteral("devices")).childNodes().size());
     }
 
+    void cloneFromASaveImageHasNoIncoming()
+    {
+        const auto xml = sbw::cloneDomainXml(runXml(), {QStringLiteral("sbw-run-20261204-103005-ab12"),
+                                                        QStringLiteral("11111111-2222-3333-4444-555555555555"),
+                                                        QStringLiteral("/pool/sbw-run-20261204-103005-ab12.qcow2"),
+                                                        QDateTime::currentDateTimeUtc(),
+                                                        QDateTime(QDate(2026, 12, 4), QTime(10, 35, 5), QTimeZone::utc())},
+                                             sbw::CloneLoad::SaveImage);
+        QVERIFY2(xml.ok(), xml ? "" : qPrintable(xml.error().message));
+        QVERIFY(xml->contains(QLatin1String("<name>sbw-run-20261204-103005-ab12</name>")));
+        // Its lease is in the definition, for libvirt's metadata API (its namespace).
+        QDomDocument clone;
+        QVERIFY(clone.setContent(xml.value(), true));
+        const QDomElement lease = clone.documentElement()
+                                      .firstChildElement(QStringLiteral("metadata"))
+                                      .firstChildElement(QStringLiteral("lease"));
+        QCOMPARE(lease.namespaceURI(), QLatin1String(sbw::kRunLeaseNamespace));
+        QCOMPARE(lease.attribute(QStringLiteral("until")), QStringLiteral("2026-12-04T10:35:05Z"));
+        QVERIFY2(!xml->contains(QLatin1String("commandline")), qPrintable(xml.value()));
+    }
+
+    // A copy of a save image gets the clone's XML in place: same length, the cookie after the
+    // new XML (the header says where), zeros to the end, the stream where it was.
+    void saveImageHeadTakesANewDomainXml()
+    {
+        const QByteArray data = QByteArray("<domain>old</domain>") + '\0' + "<cookie/>" + '\0' + QByteArray(34, '\0');
+        QByteArray head = saveHeader(2, quint32(data.size()), 0);
+        qToUnaligned(quint32(21), head.data() + 32);
+        head += data;
+        QCOMPARE(sbw::save_image::domainXml(head).value(), QByteArray("<domain>old</domain>"));
+
+        const auto rewritten = sbw::save_image::withDomainXml(head, "<domain>a longer one</domain>");
+        QVERIFY2(rewritten.ok(), rewritten ? "" : qPrintable(rewritten.error().message));
+        QCOMPARE(rewritten->size(), head.size());
+        QCOMPARE(rewritten->first(32), head.first(32));
+        QCOMPARE(qFromUnaligned<quint32>(rewritten->constData() + 32), quint32(30));
+        QCOMPARE(rewritten->sliced(36, 92 - 36), head.sliced(36, 92 - 36));
+        QCOMPARE(rewritten->sliced(92), QByteArray("<domain>a longer one</domain>") + '\0' + "<cookie/>" + '\0' +
+                                            QByteArray(25, '\0'));
+        QCOMPARE(sbw::save_image::domainXml(rewritten.value()).value(), QByteArray("<domain>a longer one</domain>"));
+
+        // Version 1 has no cookie; a definition too long for the padded space is refused.
+        QByteArray version1 = saveHeader(1, 16, 0) + QByteArray("<domain/>") + QByteArray(7, '\0');
+        QCOMPARE(sbw::save_image::withDomainXml(version1, "<d>12345</d>").value().sliced(92),
+                 QByteArray("<d>12345</d>") + QByteArray(4, '\0'));
+        const auto tooLong = sbw::save_image::withDomainXml(version1, "<domain>123456</domain>");
+        QVERIFY(!tooLong.ok());
+        QCOMPARE(tooLong.error().message,
+                 QStringLiteral("the new domain XML (23 bytes) does not fit in the save image (16 bytes for it)"));
+        QVERIFY(!sbw::save_image::withDomainXml(head.first(100), "<d/>").ok());
+    }
+
     void cloneOfNoDomainIsRefused()
     {
-        const auto xml = sbw::cloneDomainXml(QStringLiteral("<network/>"), {});
+        const auto xml = sbw::cloneDomainXml(QStringLiteral("<network/>"), {}, sbw::CloneLoad::SaveImage);
         QVERIFY(!xml.ok());
         QCOMPARE(xml.error().message, QStringLiteral("the saved state's definition has no <domain> element"));
     }
