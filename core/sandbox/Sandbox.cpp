@@ -252,25 +252,7 @@ Expected<void> Sandbox::restoreCopyOf(const SavedSandboxState& state, const Clon
         if (auto deleted = m_pool->deleteVolume(copy); !deleted)
             qCWarning(lcRun) << deleted.error().message;
     });
-    QByteArray head;
-    auto read = m_pool->download(copy, 0, state.streamOffset, [&head](QByteArrayView chunk) {
-        head += chunk;
-        return true;
-    });
-    if (!read)
-        return read.error();
-    auto savedXml = save_image::domainXml(head);
-    if (!savedXml)
-        return savedXml.error();
-    CloneIdentity leased = clone;
-    leased.leaseUntil = RunLease::untilFromNow();
-    const auto xml = cloneDomainXml(QString::fromUtf8(savedXml.value()), leased, CloneLoad::SaveImage);
-    if (!xml)
-        return xml.error();
-    auto newHead = save_image::withDomainXml(head, xml->toUtf8());
-    if (!newHead)
-        return newHead.error();
-    if (auto written = m_pool->writeAt(copy, 0, newHead.value()); !written)
+    if (auto written = writeCloneHead(copy, state.streamOffset, clone); !written)
         return written.error();
     const QByteArray pathUtf8 = path->toUtf8();
     if (virDomainRestoreFlags(m_connection->handle(), pathUtf8.constData(), nullptr, VIR_DOMAIN_SAVE_PAUSED) < 0)
@@ -281,6 +263,28 @@ Expected<void> Sandbox::restoreCopyOf(const SavedSandboxState& state, const Clon
         return virtError(QStringLiteral("the restored domain %1 is gone").arg(m_name));
     m_lease = std::make_unique<RunLease>(m_domain);
     return {};
+}
+
+Expected<void> Sandbox::writeCloneHead(const QString& copy, qint64 streamOffset, CloneIdentity clone)
+{
+    QByteArray head;
+    auto read = m_pool->download(copy, 0, streamOffset, [&head](QByteArrayView chunk) {
+        head += chunk;
+        return true;
+    });
+    if (!read)
+        return read.error();
+    auto savedXml = save_image::domainXml(head);
+    if (!savedXml)
+        return savedXml.error();
+    clone.leaseUntil = RunLease::untilFromNow();
+    const auto xml = cloneDomainXml(QString::fromUtf8(savedXml.value()), clone, CloneLoad::SaveImage);
+    if (!xml)
+        return xml.error();
+    auto newHead = save_image::withDomainXml(head, xml->toUtf8());
+    if (!newHead)
+        return newHead.error();
+    return m_pool->writeAt(copy, 0, newHead.value());
 }
 
 Expected<void> Sandbox::saveState(const QString& path)

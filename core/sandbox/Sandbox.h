@@ -143,6 +143,9 @@ private:
     /// own, so the image must carry the clone's. Works through any connection. The domain is
     /// not AUTODESTROY: it holds a RunLease while this sandbox lives.
     Expected<void> restoreCopyOf(const SavedSandboxState& state, const CloneIdentity& clone);
+    /// Writes `clone`'s definition, with the first term of its lease, into the head (up to
+    /// `streamOffset`) of volume `copy`, a copy of a save image.
+    Expected<void> writeCloneHead(const QString& copy, qint64 streamOffset, CloneIdentity clone);
     void destroy();
 
     HypervisorConnection* m_connection = nullptr;
